@@ -1,0 +1,5 @@
+import sys
+
+from autograph.cli import main
+
+sys.exit(main())

@@ -1,0 +1,292 @@
+"""The conversion pipeline: function -> tree -> converters -> code -> function.
+
+    parse (parsing.py) -> converters, innermost function first -> emit
+    (ast.unparse, for to_code) -> compile with the user's file name and
+    line numbers -> a new function sharing the original's globals and
+    closure cells.
+
+Compiling with the user's file name and line numbers is the source map: a
+traceback through converted code names the user's file and line, and the
+runtime can name them in its errors. The generated source is also kept in
+`linecache` under a unique name (`<autograph:qualname#N>`), which is what
+`to_code` and the log print; no file is written.
+
+Conversions are cached per code object (weakly: the cache never keeps a
+dead function alive) and per function.
+"""
+
+import ast
+import itertools
+import linecache
+import threading
+import types
+import weakref
+
+import gast
+
+from autograph import analysis, logs, parsing, templates
+from autograph.errors import ConversionError
+from autograph.naming import Namer
+from autograph.converters import (
+    asserts, break_statements, call_trees, conditional_expressions, continue_statements,
+    control_flow, directives, item_updates, logical_expressions, return_statements,
+)
+
+import autograph.runtime as runtime
+
+__all__ = ["convert_function", "converted_source", "is_generated", "clear_cache", "Context"]
+
+# Jump lowering runs before the scope analysis; expression converters before
+# control flow, which then sees their lambdas as plain reads.
+LOWERING = (directives, return_statements, break_statements, continue_statements)
+EXPRESSIONS = (asserts, call_trees, item_updates, conditional_expressions, logical_expressions)
+
+
+class Context:
+    """What converters know about the function being converted."""
+
+    def __init__(self, namer, ag, globals_, recursive):
+        self.namer = namer
+        self.ag = ag
+        self.globals = globals_
+        self.recursive = recursive
+        self.scope = None
+        self.user_names_bound = set()
+        self.overridden_builtins = frozenset(runtime.OVERRIDDEN_BUILTINS)
+
+
+# The `ag__` object generated code sees: the runtime itself, or, for
+# non-recursive conversion, the runtime with a call hook that converts nothing.
+_NONRECURSIVE = types.ModuleType("autograph.runtime.nonrecursive")
+_NONRECURSIVE.__dict__.update({k: v for k, v in vars(runtime).items() if not k.startswith("__")})
+_NONRECURSIVE.call = runtime.call_builtins
+
+
+def _namespace(recursive):
+    return runtime if recursive else _NONRECURSIVE
+
+
+class _Artifact:
+    """The result of converting one code object."""
+
+    __slots__ = ("code", "source", "filename", "__weakref__")
+
+    def __init__(self, code, source, filename):
+        self.code, self.source, self.filename = code, source, filename
+
+
+_lock = threading.RLock()
+_by_code = (weakref.WeakKeyDictionary(), weakref.WeakKeyDictionary())  # [recursive]
+_generated = weakref.WeakSet()
+_counter = itertools.count(1)
+
+
+def clear_cache():
+    """Forgets all conversions (they are redone on next use)."""
+    with _lock:
+        for cache in _by_code:
+            cache.clear()
+        _functions.clear()
+
+
+def is_generated(code):
+    """True if `code` was produced by this pipeline."""
+    return code in _generated
+
+
+def _is_generator(node):
+    for child in _walk_scope(node):
+        if isinstance(child, (gast.Yield, gast.YieldFrom)):
+            return True
+    return False
+
+
+def _walk_scope(node):
+    stack = list(gast.iter_child_nodes(node))
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            stack.extend(gast.iter_child_nodes(current))
+
+
+def convertible(node):
+    """Generators and coroutines are left unconverted (they stay correct)."""
+    return isinstance(node, (gast.FunctionDef, gast.Lambda)) and not _is_generator(node)
+
+
+def _nested_functions(node):
+    """Nested function definitions to convert, innermost first. Generators
+    and classes are not entered: methods are converted when called."""
+    ordered = []
+    for child in _walk_scope(node):
+        if isinstance(child, gast.FunctionDef) and convertible(child):
+            ordered.extend(_nested_functions(child))
+            ordered.append(child)
+    return ordered
+
+
+def _rewrite_super(node):
+    """`super()` in a function whose bodies become nested functions must name
+    its arguments: `super(__class__, self)`."""
+    params = node.args.posonlyargs + node.args.args
+    if not params:
+        return
+    for child in _walk_scope(node):
+        if (isinstance(child, gast.Call) and isinstance(child.func, gast.Name) and child.func.id == "super"
+                and not child.args and not child.keywords):
+            child.args = templates.located([templates.name("__class__"), templates.name(params[0].id)], child)
+
+
+def _convert_tree(node, ctx):
+    """Runs the converters on one function (its nested functions are
+    already converted)."""
+    _rewrite_super(node)
+    for converter in LOWERING:
+        node = converter.transform(node, ctx)
+    ctx.scope = analysis.Scope(node)
+    ctx.user_names_bound = ctx.scope.locals
+    for converter in EXPRESSIONS:
+        node = converter.transform(node, ctx)
+    return control_flow.transform(node, ctx)
+
+
+def _as_function_def(node, namer):
+    """A lambda is converted as `def <fresh name>(args): return body`."""
+    if isinstance(node, gast.Lambda):
+        function = templates.function(namer.new("lambda_"), [], [templates.located(templates.ret(node.body), node)])
+        function.args = node.args
+        return templates.located(function, node)
+    return node
+
+
+def convert_tree(node, ctx):
+    """Converts a function tree and every function nested in it."""
+    for nested in _nested_functions(node):
+        _convert_tree(nested, ctx)
+    return _convert_tree(node, ctx)
+
+
+def _fill_empty_blocks(tree):
+    """Lowering can empty a block (an `except` clause that only held a
+    `continue`); Python needs a statement there."""
+    for node in gast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and not body and not isinstance(node, gast.Module):
+            node.body = [templates.located(gast.Pass(), node)]
+        finalbody = getattr(node, "finalbody", None)
+        if isinstance(node, gast.Try) and not node.handlers and not finalbody:
+            node.finalbody = [templates.located(gast.Pass(), node)]
+
+
+def _compile(node, f, filename, ag):
+    """Compiles the converted tree inside a factory whose parameters are the
+    names the function reads from enclosing scopes, and returns the inner
+    code object."""
+    freevars = list(f.__code__.co_freevars)
+    factory = templates.function(ag + "_factory", [ag] + freevars, [node, templates.ret(templates.name(node.name))])
+    module = gast.Module(body=[templates.located(factory, node)], type_ignores=[])
+    tree = gast.gast_to_ast(module)
+    ast.fix_missing_locations(tree)
+    code = compile(tree, filename, "exec", dont_inherit=True)
+    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
+    _register(inner)
+    return inner
+
+
+def _register(code):
+    _generated.add(code)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _register(const)
+
+
+def _source_of(node):
+    return ast.unparse(gast.gast_to_ast(node)) + "\n"
+
+
+def _artifact(f, recursive):
+    cache = _by_code[bool(recursive)]
+    code = f.__code__
+    artifact = cache.get(code)
+    if artifact is not None:
+        return artifact
+    with _lock:
+        artifact = cache.get(code)
+        if artifact is not None:
+            return artifact
+        node, filename = parsing.parse_function(f)
+        if not convertible(node):
+            raise ConversionError(f"{f.__qualname__} is a generator or coroutine function: it is left "
+                                  "unconverted and runs as Python")
+        namer = Namer(analysis.all_identifiers(node))
+        ag = namer.fixed("ag__")
+        node = _as_function_def(node, namer)
+        node.decorator_list = []
+        ctx = Context(namer, ag, f.__globals__, recursive)
+        node = convert_tree(node, ctx)
+        _fill_empty_blocks(node)
+        source = _source_of(node)
+        new_code = _compile(node, f, filename, ag)
+        key = f"<autograph:{f.__qualname__}#{next(_counter)}>"
+        linecache.cache[key] = (len(source), None, source.splitlines(True), key)
+        artifact = _Artifact(new_code, source, key)
+        cache[code] = artifact
+        logs.log(1, "converted %s", f.__qualname__)
+        logs.log(3, "generated code of %s:\n%s", f.__qualname__, source)
+        return artifact
+
+
+def converted_source(f, recursive=True):
+    """The generated source of function `f`."""
+    return _artifact(f, recursive).source
+
+
+def convert_function(f, recursive=True):
+    """The converted version of the plain function `f` (not cached per
+    function; see `converted`)."""
+    artifact = _artifact(f, recursive)
+    code = artifact.code
+    ag_value = _namespace(recursive)
+    cells = []
+    original = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
+    for name in code.co_freevars:
+        if name in original:
+            cells.append(original[name])
+        else:
+            cells.append(types.CellType(ag_value))
+    converted = types.FunctionType(code, f.__globals__, f.__name__, f.__defaults__, tuple(cells) or None)
+    converted.__kwdefaults__ = f.__kwdefaults__
+    converted.__qualname__ = f.__qualname__
+    converted.__module__ = f.__module__
+    converted.__doc__ = f.__doc__
+    converted.__annotations__ = dict(getattr(f, "__annotations__", {}))
+    converted.__dict__.update(f.__dict__)
+    converted.__autograph_source__ = artifact.filename
+    return converted
+
+
+_functions = (weakref.WeakKeyDictionary(), weakref.WeakKeyDictionary())
+_failed = weakref.WeakKeyDictionary()
+
+
+def converted(f, recursive=True):
+    """`convert_function` with a per-function cache. A function whose closure
+    holds itself is not cached per function (the cache would keep it alive)."""
+    cache = _functions[bool(recursive)]
+    result = cache.get(f)
+    if result is not None:
+        return result
+    result = convert_function(f, recursive)
+    if not any(_cell_holds(cell, f) for cell in f.__closure__ or ()):
+        cache[f] = result
+    return result
+
+
+def _cell_holds(cell, f):
+    try:
+        return cell.cell_contents is f
+    except ValueError:
+        return False
+

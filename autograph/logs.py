@@ -1,0 +1,51 @@
+"""Verbosity and logging.
+
+`set_verbosity(level)` or the AUTOGRAPH_VERBOSITY environment variable set
+how much the pipeline logs (to the standard `logging` logger "autograph"):
+level 1 and up logs each conversion, level 3 and up also logs the generated
+code. Warnings (a function that cannot be converted, a function retraced
+too often) are always logged.
+"""
+
+import logging
+import os
+import sys
+
+__all__ = ["set_verbosity", "get_verbosity", "log", "warning"]
+
+logger = logging.getLogger("autograph")
+
+_verbosity = None
+
+
+def set_verbosity(level, alsologtostdout=False):
+    """Sets the verbosity level (0 = quiet). With `alsologtostdout`, the
+    messages are also printed to standard output."""
+    global _verbosity
+    _verbosity = int(level)
+    if alsologtostdout and not any(getattr(h, "_autograph", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stdout)
+        handler._autograph = True
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+
+
+def get_verbosity():
+    if _verbosity is not None:
+        return _verbosity
+    try:
+        return int(os.environ.get("AUTOGRAPH_VERBOSITY", "0"))
+    except ValueError:
+        return 0
+
+
+def log(level, message, *args):
+    """Logs at INFO when the verbosity is at least `level`."""
+    if get_verbosity() >= level:
+        if logger.level == logging.NOTSET or logger.level > logging.INFO:
+            logger.setLevel(logging.INFO)
+        logger.info(message, *args)
+
+
+def warning(message, *args):
+    logger.warning(message, *args)

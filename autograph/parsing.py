@@ -1,0 +1,157 @@
+"""Finding and parsing the source of a live function.
+
+`parse_function(f)` returns the gast tree of `f`'s definition (a FunctionDef,
+AsyncFunctionDef or Lambda) with line numbers of the user's file, and the
+file name. It checks that the source found still describes `f` (the file may
+have changed after import) and raises `ConversionError` saying why not.
+"""
+
+import inspect
+import linecache
+import textwrap
+
+import gast
+
+from autograph.errors import ConversionError
+
+__all__ = ["parse_function", "parse_source"]
+
+
+def parse_source(source, filename="<source>"):
+    return gast.parse(source, filename=filename)
+
+
+def _describe(f):
+    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+
+
+def parse_function(f):
+    """(node, filename) for the definition of function `f`."""
+    code = getattr(f, "__code__", None)
+    if code is None:
+        raise ConversionError(f"cannot convert {_describe(f)!s}: it has no Python source "
+                              "(builtins and C functions are called as they are)")
+    filename = code.co_filename
+    lines = linecache.getlines(filename, f.__globals__)
+    if not lines:
+        raise ConversionError(
+            f"cannot convert {_describe(f)}: its source is not available "
+            f"(file {filename!r}; functions created by exec() need a linecache entry)")
+    if f.__name__ == "<lambda>":
+        node = _find_lambda(f, filename, lines)
+    else:
+        node = _find_def(f, filename, lines)
+    _check_matches(f, node, filename)
+    return node, filename
+
+
+def _find_def(f, filename, lines):
+    code = f.__code__
+    start = code.co_firstlineno - 1
+    if start >= len(lines):
+        raise ConversionError(f"cannot convert {_describe(f)}: the source of {filename!r} "
+                              "changed since the function was defined")
+    block = inspect.getblock(lines[start:])
+    source = textwrap.dedent("".join(block))
+    indent = len(block[0]) - len(block[0].lstrip()) - (len(source) - len(source.lstrip()))
+    try:
+        module = gast.parse(source)
+    except SyntaxError as e:
+        raise ConversionError(f"cannot convert {_describe(f)}: its source at {filename}:{start + 1} "
+                              f"does not parse ({e.msg}); it may have changed since import") from None
+    if not module.body:
+        raise ConversionError(f"cannot convert {_describe(f)}: no definition found at {filename}:{start + 1}")
+    node = module.body[0]
+    _shift(node, start, indent)
+    if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) or node.name != code.co_name:
+        raise ConversionError(
+            f"cannot convert {_describe(f)}: the source at {filename}:{start + 1} does not define "
+            f"{code.co_name!r}; the file may have changed since import")
+    return node
+
+
+def _shift(tree, lines, columns):
+    for node in gast.walk(tree):
+        if hasattr(node, "lineno") and node.lineno is not None:
+            node.lineno += lines
+            if getattr(node, "end_lineno", None) is not None:
+                node.end_lineno += lines
+            if columns and getattr(node, "col_offset", None) is not None:
+                node.col_offset += columns
+                if getattr(node, "end_col_offset", None) is not None:
+                    node.end_col_offset += columns
+
+
+_module_cache = {}
+
+
+def _parse_module_lines(filename, lines):
+    key = (filename, len(lines), lines[0] if lines else "", lines[-1] if lines else "")
+    tree = _module_cache.get(key)
+    if tree is None:
+        tree = gast.parse("".join(lines))
+        if len(_module_cache) > 64:
+            _module_cache.clear()
+        _module_cache[key] = tree
+    return tree
+
+
+def _find_lambda(f, filename, lines):
+    code = f.__code__
+    try:
+        tree = _parse_module_lines(filename, lines)
+    except SyntaxError:
+        raise ConversionError(f"cannot convert lambda at {filename}:{code.co_firstlineno}: "
+                              "the file does not parse") from None
+    arg_names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    candidates = []
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Lambda) and node.lineno == code.co_firstlineno:
+            names = tuple(a.id for a in node.args.args + node.args.kwonlyargs)
+            if names == arg_names:
+                candidates.append(node)
+    if len(candidates) > 1:
+        candidates = [n for n in candidates if _same_lambda_code(n, code, filename)]
+    if len(candidates) != 1:
+        where = f"{filename}:{code.co_firstlineno}"
+        if not candidates:
+            raise ConversionError(f"cannot convert lambda at {where}: its source was not found; "
+                                  "the file may have changed since import")
+        raise ConversionError(f"cannot convert lambda at {where}: several lambdas on that line "
+                              "look the same; put it on a line of its own or use a def")
+    import copy
+    return copy.deepcopy(candidates[0])
+
+
+def _same_lambda_code(node, code, filename):
+    """True if compiling `node` gives the same bytecode as `code`."""
+    expr = gast.gast_to_ast(gast.Expression(body=node))
+    import ast
+    ast.fix_missing_locations(expr)
+    try:
+        compiled = compile(expr, filename, "eval")
+    except SyntaxError:
+        return False
+    for const in compiled.co_consts:
+        if hasattr(const, "co_code"):
+            return (const.co_code == code.co_code and const.co_names == code.co_names
+                    and _plain_consts(const) == _plain_consts(code))
+    return False
+
+
+def _plain_consts(code):
+    return tuple(c for c in code.co_consts if not hasattr(c, "co_code"))
+
+
+def _check_matches(f, node, filename):
+    """Raises if the parsed definition does not describe `f`'s code."""
+    code = f.__code__
+    args = node.args
+    names = [a.id for a in args.posonlyargs + args.args]
+    names += [a.id for a in args.kwonlyargs]
+    expected = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    if names != expected:
+        raise ConversionError(
+            f"cannot convert {_describe(f)}: the source at {filename}:{code.co_firstlineno} "
+            f"takes ({', '.join(names)}) but the function takes ({', '.join(expected)}); "
+            "the file may have changed since import")

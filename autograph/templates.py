@@ -1,0 +1,113 @@
+"""Small builders for the gast nodes that converters emit.
+
+Converters build generated code from these instead of parsing template
+strings: it is faster, and each converter reads as the code it produces.
+`located(nodes, origin)` gives generated nodes the user's source position, so
+that compiled code reports the user's file and line.
+"""
+
+import gast
+
+__all__ = [
+    "name", "store", "attr", "call", "const", "tuple_", "assign", "expr_stmt", "ret",
+    "function", "lambda_", "not_", "located", "params",
+]
+
+
+def name(identifier):
+    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def store(identifier):
+    return gast.Name(id=identifier, ctx=gast.Store(), annotation=None, type_comment=None)
+
+
+def attr(value, attribute):
+    """`value.attribute`; `value` is a node or a name."""
+    if isinstance(value, str):
+        value = name(value)
+    return gast.Attribute(value=value, attr=attribute, ctx=gast.Load())
+
+
+def call(func, *args, **keywords):
+    return gast.Call(func=func, args=list(args),
+                     keywords=[gast.keyword(arg=k, value=v) for k, v in keywords.items()])
+
+
+def const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def tuple_(elements, ctx=None):
+    return gast.Tuple(elts=list(elements), ctx=ctx or gast.Load())
+
+
+def names_tuple(identifiers):
+    """`(a, b)` of loads."""
+    return tuple_([name(i) for i in identifiers])
+
+
+def strings_tuple(identifiers):
+    """`('a', 'b')`."""
+    return tuple_([const(i) for i in identifiers])
+
+
+def targets(identifiers):
+    """The assignment target for outputs: `a` or `a, b`."""
+    if len(identifiers) == 1:
+        return store(identifiers[0])
+    return tuple_([store(i) for i in identifiers], gast.Store())
+
+
+def values(identifiers):
+    """What a body returns for its outputs: `a` or `(a, b)`."""
+    if len(identifiers) == 1:
+        return name(identifiers[0])
+    return names_tuple(identifiers)
+
+
+def assign(target, value):
+    return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def expr_stmt(value):
+    return gast.Expr(value=value)
+
+
+def ret(value):
+    return gast.Return(value=value)
+
+
+def params(identifiers):
+    return gast.arguments(
+        args=[gast.Name(id=i, ctx=gast.Param(), annotation=None, type_comment=None) for i in identifiers],
+        posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+def function(function_name, parameters, body):
+    return gast.FunctionDef(name=function_name, args=params(parameters), body=body or [gast.Pass()],
+                            decorator_list=[], returns=None, type_comment=None, type_params=[])
+
+
+def lambda_(body):
+    return gast.Lambda(args=params([]), body=body)
+
+
+def not_(operand):
+    return gast.UnaryOp(op=gast.Not(), operand=operand)
+
+
+_POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def located(nodes, origin):
+    """Gives every node under `nodes` that has no position `origin`'s."""
+    if origin is None or getattr(origin, "lineno", None) is None:
+        return nodes
+    position = {field: getattr(origin, field, None) for field in _POSITION}
+    for root in nodes if isinstance(nodes, list) else [nodes]:
+        for node in gast.walk(root):
+            if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
+                for field, value in position.items():
+                    setattr(node, field, value)
+    return nodes

@@ -1,0 +1,38 @@
+"""Converts `assert` statements into `ag__.assert_stmt`.
+
+    assert x > 0, f"bad {x}"     -->     ag__.assert_stmt(x > 0, lambda: f"bad {x}")
+
+The message is a lambda, evaluated only when the assertion fails. Under
+`python -O` assertions are removed, as Python removes them.
+"""
+
+import gast
+
+from autograph import templates
+from autograph.analysis import deferrable
+
+__all__ = ["transform"]
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Assert(self, node):
+        if not __debug__:
+            return templates.located(gast.Pass(), node)
+        if node.msg is not None and not deferrable(node.msg):
+            return node
+        args = [node.test] + ([templates.lambda_(node.msg)] if node.msg is not None else [])
+        return templates.located(templates.expr_stmt(templates.call(templates.attr(self.ctx.ag, "assert_stmt"), *args)), node)
+
+
+def transform(node, ctx):
+    transformer = _Transformer(ctx)
+    node.body = [transformer.visit(stmt) for stmt in node.body]
+    return node

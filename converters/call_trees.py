@@ -1,0 +1,50 @@
+"""Routes calls through the runtime's call hook.
+
+    y = f(x, k=2)      -->      y = ag__.call(f)(x, k=2)
+
+`ag__.call(f)` returns the converted `f` for user code (converted on first
+call), a runtime override for the builtins a backend may need (`print`,
+`len`, `range`, ...), or `f` itself. The call keeps its own argument syntax,
+so evaluation order is Python's. Calls to other builtins (`str`, `list`,
+`super`, `locals`, ...) stay as they are when their name is not rebound.
+"""
+
+import builtins
+
+import gast
+
+from autograph import templates
+
+__all__ = ["transform"]
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == self.ctx.ag:
+            return node
+        if isinstance(func, gast.Name) and self._plain_builtin(func.id):
+            return node
+        node.func = templates.located(templates.call(templates.attr(self.ctx.ag, "call"), func), func)
+        return node
+
+    def _plain_builtin(self, identifier):
+        """A builtin that no backend overrides and that the user does not
+        rebind: calling it through the hook would change nothing."""
+        return (hasattr(builtins, identifier) and identifier not in self.ctx.overridden_builtins
+                and identifier not in self.ctx.user_names_bound and identifier not in self.ctx.globals)
+
+
+def transform(node, ctx):
+    transformer = _Transformer(ctx)
+    node.body = [transformer.visit(stmt) for stmt in node.body]
+    return node

@@ -1,0 +1,473 @@
+"""Converts `if`, `while` and `for` statements into functional operators.
+
+Branch and loop bodies become local functions that take their state as
+parameters and return it; the statement becomes one operator call:
+
+    if x > 0:                          def if_body(x):
+        x = x * x                          x = x * x
+    else:                                  return x
+        x = 0.0              -->       def else_body(x):
+                                           x = 0.0
+                                           return x
+                                       x = ag__.if_stmt(x > 0, if_body, else_body, (x,), ('x',))
+
+    while n != 1:                      def loop_test(n, steps):
+        n = f(n)                           return n != 1
+        steps += 1           -->       def loop_body(n, steps):
+                                           n = f(n)
+                                           steps += 1
+                                           return n, steps
+                                       n, steps = ag__.while_stmt(loop_test, loop_body, (n, steps), ('n', 'steps'))
+
+Which variables are state comes from static analysis (see
+autograph.analysis): a branch's outputs are the variables it writes that are
+live after the `if`; its inputs are those it reads before writing, plus the
+outputs it may leave unchanged. A loop's state is what its body writes that
+is live at its header. Variables that nested functions capture are never
+state: bodies declare them `nonlocal`, so closures keep sharing one cell.
+
+A variable passed as state while it may be unbound gets the marker
+`ag__.Undefined('x')` (only where analysis finds it unbound on every path)
+and reads that may meet the marker become `ag__.ld(x)`, which raises
+UnboundLocalError as Python would.
+"""
+
+import gast
+
+from autograph import analysis, templates
+
+__all__ = ["transform"]
+
+
+class _Flow:
+    """Per-function-scope facts during the forward walk.
+
+    bound:    names certainly bound here in the converted code (a value or
+              the Undefined marker);
+    possibly: names that may be bound here;
+    assigned: names certainly assigned here in the original program.
+    """
+
+    __slots__ = ("bound", "possibly", "assigned")
+
+    def __init__(self, bound, possibly, assigned):
+        self.bound, self.possibly, self.assigned = set(bound), set(possibly), set(assigned)
+
+    def copy(self):
+        return _Flow(self.bound, self.possibly, self.assigned)
+
+
+class _Converter:
+    def __init__(self, node, ctx):
+        self.ctx = ctx
+        self.ag = ctx.ag
+        self.scope = ctx.scope
+        self.tracked = self.scope.locals - self.scope.captured
+        self.liveness = analysis.Liveness(node.body, self.tracked)
+        self.marked = set()
+        self.order = _first_appearance(node)
+        self.nonlocal_needed = set()
+
+    # Helpers -------------------------------------------------------------
+
+    def _sorted(self, names):
+        return sorted(set(names), key=lambda n: self.order.get(n, (1 << 30, n)))
+
+    def _live_in(self, stmts, live_out):
+        return self.liveness.live_in[id(stmts[0])] if stmts else live_out
+
+    def _wrap_reads(self, node, flow):
+        """Replaces reads of names that may hold the marker with ag__.ld()."""
+        risky = self.marked - flow.assigned
+        if not risky or node is None:
+            return node
+        return _ReadWrapper(risky, self.ag).visit(node)
+
+    def _declarations(self, stmts):
+        """global/nonlocal statements a body function needs for the names
+        it writes that are not its own."""
+        written = set(analysis.writes(stmts))
+        declarations = []
+        globals_ = sorted(written & self.scope.globals)
+        nonlocals = sorted((written & self.scope.nonlocals) | (written & self.scope.captured))
+        self.nonlocal_needed.update(written & self.scope.captured)
+        if globals_:
+            declarations.append(gast.Global(names=globals_))
+        if nonlocals:
+            declarations.append(gast.Nonlocal(names=nonlocals))
+        return declarations
+
+    def _bind(self, names, flow, origin):
+        """Statements that make `names` bound before they are passed as
+        state: the marker where they are certainly unbound, a guarded read
+        where they may be."""
+        result = []
+        for name in names:
+            if name in flow.bound:
+                continue
+            marker = templates.assign(templates.store(name), templates.call(
+                templates.attr(self.ag, "Undefined"), templates.const(name)))
+            if name in flow.possibly:
+                result.append(gast.Try(
+                    body=[templates.expr_stmt(templates.name(name))],
+                    handlers=[gast.ExceptHandler(type=templates.name("NameError"), name=None, body=[marker])],
+                    orelse=[], finalbody=[]))
+            else:
+                result.append(marker)
+            self.marked.add(name)
+            flow.bound.add(name)
+            flow.possibly.add(name)
+        return templates.located(result, origin)
+
+    def _body_function(self, function_name, params, stmts, outputs, flow, origin, keep_returns=False):
+        inner = _Flow(params, params, flow.assigned)
+        body, inner = self.block(stmts, inner)
+        body = self._declarations(stmts) + [s for s in body if not isinstance(s, gast.Pass)]
+        if not keep_returns and outputs:
+            body += self._bind(outputs, inner, origin)
+            body.append(templates.ret(templates.values(outputs)))
+        return templates.located(templates.function(function_name, params, body), origin), inner
+
+    # Walk ---------------------------------------------------------------
+
+    def block(self, stmts, flow):
+        result = []
+        for stmt in stmts:
+            result.extend(self.statement(stmt, flow))
+        return result, flow
+
+    def statement(self, stmt, flow):
+        if isinstance(stmt, gast.If):
+            return self.if_statement(stmt, flow)
+        if isinstance(stmt, gast.While):
+            return self.while_statement(stmt, flow)
+        if isinstance(stmt, gast.For):
+            return self.for_statement(stmt, flow)
+        if isinstance(stmt, (gast.Global, gast.Nonlocal)):
+            return []  # hoisted to the top of the function
+        if isinstance(stmt, gast.Try) or type(stmt).__name__ == "TryStar":
+            return self.try_statement(stmt, flow)
+        if isinstance(stmt, (gast.With, gast.AsyncWith)):
+            for item in stmt.items:
+                item.context_expr = self._wrap_reads(item.context_expr, flow)
+                if item.optional_vars is not None:
+                    self._assign(analysis.writes(item.optional_vars), flow)
+            stmt.body, _ = self.block(stmt.body, flow)
+            return [stmt]
+        if isinstance(stmt, gast.Match):
+            return self.match_statement(stmt, flow)
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            self._assign([stmt.name], flow)
+            return [stmt]
+        if self._dead_flag(stmt):
+            return []
+        prefix = []
+        if isinstance(stmt, (gast.AugAssign, gast.Delete)):
+            risky = [n for n in analysis.reads(stmt) if n in self.marked and n not in flow.assigned]
+            targets = stmt.targets if isinstance(stmt, gast.Delete) else [stmt.target]
+            checked = [n for n in risky if any(isinstance(t, gast.Name) and t.id == n for t in targets)]
+            prefix = templates.located([templates.expr_stmt(templates.call(
+                templates.attr(self.ag, "ld"), templates.name(n))) for n in checked], stmt)
+        stmt = self._wrap_reads(stmt, flow)
+        written = analysis.writes(stmt)
+        if isinstance(stmt, gast.Delete):
+            for name in written:
+                flow.bound.discard(name)
+                flow.assigned.discard(name)
+        elif not (isinstance(stmt, gast.AnnAssign) and stmt.value is None):
+            self._assign(written, flow)
+        return prefix + [stmt]
+
+    def _dead_flag(self, stmt):
+        """An assignment to a generated flag that nothing reads afterwards
+        (such as `do_return = True` before the function's last return)."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Constant)):
+            return False
+        target = stmt.targets[0].id
+        return self.ctx.namer.is_generated(target) and target not in self.liveness.live_out[id(stmt)]
+
+    def _assign(self, names, flow):
+        flow.bound.update(names)
+        flow.possibly.update(names)
+        flow.assigned.update(names)
+
+    # if -----------------------------------------------------------------
+
+    def if_statement(self, stmt, flow):
+        test_writes = analysis._test_writes(stmt.test)
+        test = self._wrap_reads(stmt.test, flow)
+        self._assign(test_writes, flow)
+        live_out = self.liveness.live_out[id(stmt)]
+        returns = _contains_return(stmt)
+        written = analysis.writes(stmt.body + stmt.orelse)
+        outputs = [] if returns else self._sorted(n for n in written if n in live_out and n in self.tracked)
+        inputs = set()
+        for branch in (stmt.body, stmt.orelse):
+            branch_writes = set(analysis.writes(branch))
+            live_in = self._live_in(branch, live_out)
+            inputs.update(n for n in live_in if n in self.tracked and (n in branch_writes or n in outputs))
+        inputs = self._sorted(inputs)
+        result = self._bind(inputs, flow, stmt)
+
+        if_body, if_flow = self._body_function(self.ctx.namer.helper("if_body"), inputs, stmt.body,
+                                               outputs, flow, stmt, keep_returns=returns)
+        result.append(if_body)
+        else_name = templates.const(None)
+        branch_flows = [if_flow]
+        if stmt.orelse or outputs:
+            else_fn = self.ctx.namer.helper("else_body")
+            else_body, else_flow = self._body_function(else_fn, inputs, stmt.orelse, outputs, flow,
+                                                       stmt.orelse[0] if stmt.orelse else stmt,
+                                                       keep_returns=returns)
+            result.append(else_body)
+            else_name = templates.name(else_fn)
+            branch_flows.append(else_flow)
+        else:
+            branch_flows.append(_Flow((), (), flow.assigned))
+
+        names = ("return",) if returns else outputs
+        operator = templates.call(templates.attr(self.ag, "if_stmt"), test, templates.name(if_body.name),
+                                  else_name, templates.names_tuple(inputs), templates.strings_tuple(names))
+        if returns:
+            result.append(templates.ret(operator))
+        elif outputs:
+            result.append(templates.assign(templates.targets(outputs), operator))
+        else:
+            result.append(templates.expr_stmt(operator))
+
+        terminated = [_always_returns(stmt.body), _always_returns(stmt.orelse)]
+        assigned = [f.assigned for f, t in zip(branch_flows, terminated) if not t]
+        flow.assigned = set.intersection(*assigned) if assigned else set(flow.assigned)
+        flow.assigned.update(test_writes)
+        flow.bound.update(outputs)
+        flow.possibly.update(outputs)
+        flow.possibly.update(written)
+        self.marked.update(n for n in outputs if n not in flow.assigned)
+        return templates.located(result, stmt)
+
+    # loops --------------------------------------------------------------
+
+    def _loop_state(self, stmt, extra_writes=()):
+        header = self.liveness.header[id(stmt)]
+        written = list(extra_writes) + analysis.writes(stmt.body)
+        return self._sorted(n for n in written if n in header and n in self.tracked)
+
+    def _options(self, stmt):
+        keywords = getattr(stmt, "loop_options", None)
+        if not keywords:
+            return []
+        return [gast.Dict(keys=[templates.const(k.arg) for k in keywords], values=[k.value for k in keywords])]
+
+    def _finish_loop(self, state, flow, written):
+        flow.bound.update(state)
+        flow.possibly.update(state)
+        flow.possibly.update(written)
+        self.marked.update(n for n in state if n not in flow.assigned)
+
+    def while_statement(self, stmt, flow):
+        state = self._loop_state(stmt, analysis._test_writes(stmt.test))
+        result = self._bind(state, flow, stmt)
+        # Reads in the loop may meet the marker on the first iteration.
+        loop_flow = _Flow(state, state, flow.assigned)
+        test_fn = self.ctx.namer.helper("loop_test")
+        test = self._wrap_reads(stmt.test, loop_flow)
+        result.append(templates.function(test_fn, state, [templates.ret(test)]))
+        body_fn = self.ctx.namer.helper("loop_body")
+        body, _ = self._body_function(body_fn, state, stmt.body, state, flow, stmt)
+        result.append(body)
+        operator = templates.call(templates.attr(self.ag, "while_stmt"), templates.name(test_fn),
+                                  templates.name(body_fn), templates.names_tuple(state),
+                                  templates.strings_tuple(state), *self._options(stmt))
+        result.append(templates.assign(templates.targets(state), operator) if state
+                      else templates.expr_stmt(operator))
+        self._finish_loop(state, flow, analysis.writes(stmt.body))
+        return templates.located(result, stmt)
+
+    def for_statement(self, stmt, flow):
+        target_names = analysis.writes(stmt.target)
+        state = self._loop_state(stmt, target_names)
+        iterable = self._wrap_reads(stmt.iter, flow)
+        result = self._bind(state, flow, stmt)
+        target = stmt.target
+        body_stmts = stmt.body
+        if isinstance(target, gast.Name) and target.id in self.tracked and target.id not in state:
+            item = target.id
+        else:
+            item = self.ctx.namer.helper("itr")
+            unpack = templates.assign(target, templates.name(item))
+            body_stmts = [templates.located(unpack, stmt)] + body_stmts
+        test_arg = templates.const(None)
+        flags = getattr(stmt, "stop_flags", [])
+        if flags:
+            test_fn = self.ctx.namer.helper("loop_test")
+            test_flow = _Flow(state, state, flow.assigned)
+            conditions = [templates.call(templates.attr(self.ag, "not_"), self._wrap_reads(templates.name(f), test_flow))
+                          for f in flags]
+            test = conditions[0]
+            if len(conditions) > 1:
+                test = templates.call(templates.attr(self.ag, "and_"), conditions[0],
+                                      *[templates.lambda_(c) for c in conditions[1:]])
+            result.append(templates.function(test_fn, state, [templates.ret(test)]))
+            test_arg = templates.name(test_fn)
+        body_fn = self.ctx.namer.helper("loop_body")
+        inner_params = [item] + [n for n in state]
+        inner = _Flow(inner_params, inner_params, flow.assigned | set(target_names))
+        body, inner = self.block(body_stmts, inner)
+        body = self._declarations(body_stmts) + [s for s in body if not isinstance(s, gast.Pass)]
+        if state:
+            body += self._bind(state, inner, stmt)
+            body.append(templates.ret(templates.values(state)))
+        result.append(templates.function(body_fn, inner_params, body))
+        operator = templates.call(templates.attr(self.ag, "for_stmt"), iterable, test_arg,
+                                  templates.name(body_fn), templates.names_tuple(state),
+                                  templates.strings_tuple(state), *self._options(stmt))
+        result.append(templates.assign(templates.targets(state), operator) if state
+                      else templates.expr_stmt(operator))
+        self._finish_loop(state, flow, analysis.writes(stmt.body) + target_names)
+        return templates.located(result, stmt)
+
+    # statements that stay Python ----------------------------------------
+
+    def try_statement(self, stmt, flow):
+        before = flow.copy()
+        stmt.body, _ = self.block(stmt.body, flow)
+        stmt.orelse, _ = self.block(stmt.orelse, flow)
+        paths = [flow]
+        for handler in stmt.handlers:
+            handler_flow = before.copy()
+            handler_flow.possibly |= flow.possibly
+            if handler.name is not None:
+                self._assign(analysis.writes(handler.name), handler_flow)
+            handler.body, _ = self.block(handler.body, handler_flow)
+            if not _always_returns(handler.body):
+                paths.append(handler_flow)
+        merged = _Flow(set.intersection(*[p.bound for p in paths]),
+                       set.union(*[p.possibly for p in paths]),
+                       set.intersection(*[p.assigned for p in paths]))
+        if stmt.finalbody:
+            final_flow = before.copy()
+            final_flow.possibly |= merged.possibly
+            stmt.finalbody, final_flow = self.block(stmt.finalbody, final_flow)
+            merged.bound |= final_flow.bound - before.bound
+            merged.assigned |= final_flow.assigned - before.assigned
+            merged.possibly |= final_flow.possibly
+        flow.bound, flow.possibly, flow.assigned = merged.bound, merged.possibly, merged.assigned
+        return [stmt]
+
+    def match_statement(self, stmt, flow):
+        stmt.subject = self._wrap_reads(stmt.subject, flow)
+        self._assign(analysis._test_writes(stmt.subject), flow)
+        before = flow.copy()
+        paths = []
+        irrefutable = False
+        for case in stmt.cases:
+            case_flow = before.copy()
+            case_flow.possibly |= flow.possibly
+            self._assign(analysis.writes(case.pattern), case_flow)
+            if case.guard is not None:
+                case.guard = self._wrap_reads(case.guard, case_flow)
+            case.body, _ = self.block(case.body, case_flow)
+            flow.possibly |= case_flow.possibly
+            if not _always_returns(case.body):
+                paths.append(case_flow)
+            irrefutable = irrefutable or analysis._irrefutable(case)
+        if not irrefutable:
+            paths.append(before)
+        if paths:
+            flow.bound = set.intersection(*[p.bound for p in paths])
+            flow.assigned = set.intersection(*[p.assigned for p in paths])
+        return [stmt]
+
+
+class _ReadWrapper(gast.NodeTransformer):
+    def __init__(self, names, ag):
+        self.names, self.ag = names, ag
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.names:
+            return templates.located(templates.call(templates.attr(self.ag, "ld"), node), node)
+        return node
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+
+def _contains_return(stmt):
+    for child in _walk_same_scope(stmt):
+        if isinstance(child, gast.Return):
+            return True
+    return False
+
+
+def _always_returns(stmts):
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (gast.Return, gast.Raise)):
+        return True
+    if isinstance(last, gast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+def _walk_same_scope(node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in gast.iter_child_nodes(current):
+            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+                stack.append(child)
+
+
+def _first_appearance(node):
+    """name -> (line, column) of its first appearance, to order state."""
+    order = {}
+    for child in gast.walk(node):
+        if isinstance(child, gast.Name):
+            position = (getattr(child, "lineno", None) or 0, getattr(child, "col_offset", None) or 0)
+            if child.id not in order or position < order[child.id]:
+                order[child.id] = position
+    return order
+
+
+def transform(node, ctx):
+    converter = _Converter(node, ctx)
+    params = ctx.scope.params
+    flow = _Flow(params, params, params)
+    declarations = [s for s in _walk_same_scope(node) if isinstance(s, (gast.Global, gast.Nonlocal))]
+    body, flow = converter.block(node.body, flow)
+    hoisted = []
+    global_names = sorted({n for s in declarations if isinstance(s, gast.Global) for n in s.names})
+    nonlocal_names = sorted({n for s in declarations if isinstance(s, gast.Nonlocal) for n in s.names})
+    if global_names:
+        hoisted.append(gast.Global(names=global_names))
+    if nonlocal_names:
+        hoisted.append(gast.Nonlocal(names=nonlocal_names))
+    # A captured variable that only body functions assign (as `nonlocal`)
+    # still needs a binding in the function itself.
+    direct = set(params) | {n for s in body for n in _direct_bindings(s)}
+    unbound = sorted(converter.nonlocal_needed - direct)
+    if unbound:
+        hoisted += [templates.assign(templates.store(n), templates.call(
+            templates.attr(ctx.ag, "Undefined"), templates.const(n))) for n in unbound]
+    node.body = templates.located(hoisted, node.body[0] if node.body else node) + body
+    if not node.body:
+        node.body = [gast.Pass()]
+    return node
+
+
+def _direct_bindings(stmt):
+    """Names a statement binds in the function's own scope."""
+    if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        return [stmt.name]
+    found = []
+    for child in _walk_same_scope(stmt):
+        if isinstance(child, gast.Name) and not isinstance(child.ctx, gast.Load):
+            found.append(child.id)
+        elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) and child is not stmt:
+            found.append(child.name)
+    return found

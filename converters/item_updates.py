@@ -1,0 +1,92 @@
+"""Routes item assignment and augmented item/attribute assignment through
+runtime hooks, so that a functional backend can return updated copies.
+
+    x[i] = v          -->      x = ag__.setitem(x, i, v)
+    x[i] += v         -->      x = ag__.setitem(x, i, ag__.iadd(x[i], v))
+    obj.a += v        -->      obj.a = ag__.iadd(obj.a, v)
+
+For Python values `setitem` assigns in place and returns the same object,
+and `iadd` is `operator.iadd`, so the meaning is Python's. Only targets whose
+object is a local name and whose index is a name or constant are rewritten,
+so that evaluation order is unchanged; other targets stay as they are.
+"""
+
+import gast
+
+from autograph import templates
+from autograph.analysis import deferrable
+
+__all__ = ["transform"]
+
+_INPLACE = {
+    gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.MatMult: "imatmul",
+    gast.Div: "itruediv", gast.FloorDiv: "ifloordiv", gast.Mod: "imod", gast.Pow: "ipow",
+    gast.LShift: "ilshift", gast.RShift: "irshift", gast.BitAnd: "iand", gast.BitXor: "ixor",
+    gast.BitOr: "ior",
+}
+
+
+def _simple(node):
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return isinstance(node.operand, gast.Constant)
+    if isinstance(node, gast.Tuple):
+        return all(_simple(e) for e in node.elts)
+    if isinstance(node, gast.Slice):
+        return all(part is None or _simple(part) for part in (node.lower, node.upper, node.step))
+    return False
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def _local(self, node):
+        scope = self.ctx.scope
+        return (isinstance(node, gast.Name) and node.id in scope.locals and node.id not in scope.captured)
+
+    def _subscript(self, target):
+        return (isinstance(target, gast.Subscript) and self._local(target.value) and _simple(target.slice)
+                and not any(isinstance(n, gast.Name) and n.id in self.ctx.scope.captured
+                            for n in gast.walk(target.slice)))
+
+    def _load(self, target):
+        import copy
+        loaded = copy.deepcopy(target)
+        for node in gast.walk(loaded):
+            if hasattr(node, "ctx"):
+                node.ctx = gast.Load()
+        return loaded
+
+    def _setitem(self, target, value):
+        obj = target.value.id
+        return templates.assign(templates.store(obj), templates.call(
+            templates.attr(self.ctx.ag, "setitem"), templates.name(obj), self._load(target.slice), value))
+
+    def visit_Assign(self, node):
+        if len(node.targets) == 1 and self._subscript(node.targets[0]) and deferrable(node.value):
+            return templates.located(self._setitem(node.targets[0], node.value), node)
+        return node
+
+    def visit_AugAssign(self, node):
+        target, hook = node.target, _INPLACE[type(node.op)]
+        if self._subscript(target):
+            updated = templates.call(templates.attr(self.ctx.ag, hook), self._load(target), node.value)
+            return templates.located(self._setitem(target, updated), node)
+        if isinstance(target, gast.Attribute) and isinstance(target.value, gast.Name) \
+                and target.value.id not in self.ctx.scope.captured:
+            updated = templates.call(templates.attr(self.ctx.ag, hook), self._load(target), node.value)
+            return templates.located(templates.assign(target, updated), node)
+        return node
+
+
+def transform(node, ctx):
+    transformer = _Transformer(ctx)
+    node.body = [transformer.visit(stmt) for stmt in node.body]
+    return node

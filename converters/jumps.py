@@ -1,0 +1,126 @@
+"""Lowering jumps (`return`, `break`, `continue`) into flags and guards.
+
+One mechanism serves the three jump converters. Within the region a jump
+leaves (a loop body, or the whole function for `return`):
+
+1. Structuring: where one branch of an `if` always jumps, the statements
+   after the `if` move into the other branch, so no flag is needed:
+
+       if x < 0:                 if x < 0:
+           break         -->         break
+       total += x                else:
+                                     total += x
+
+2. Flags: each remaining jump becomes `flag = True` (plus whatever the
+   converter adds, e.g. the return value); every statement after one that
+   may have jumped runs under `if not flag:`.
+"""
+
+import gast
+
+from autograph import templates
+
+__all__ = ["NEVER", "MAYBE", "ALWAYS", "always_jumps", "structure", "lower", "contains"]
+
+NEVER, MAYBE, ALWAYS = 0, 1, 2
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_LOOPS = (gast.While, gast.For, gast.AsyncFor)
+
+
+def _child_blocks(stmt, into_loops):
+    """The statement lists nested directly in `stmt` that a jump can leave
+    through."""
+    if isinstance(stmt, gast.If):
+        return [stmt.body, stmt.orelse]
+    if isinstance(stmt, _LOOPS):
+        return [stmt.body, stmt.orelse] if into_loops else [stmt.orelse]
+    if isinstance(stmt, (gast.With, gast.AsyncWith)):
+        return [stmt.body]
+    if isinstance(stmt, gast.Try) or type(stmt).__name__ == "TryStar":
+        return [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
+    if isinstance(stmt, gast.Match):
+        return [case.body for case in stmt.cases]
+    return []
+
+
+def contains(stmts, is_jump, into_loops):
+    """True if a jump is among `stmts` or nested in them."""
+    for stmt in stmts:
+        if is_jump(stmt):
+            return True
+        if any(contains(block, is_jump, into_loops) for block in _child_blocks(stmt, into_loops)):
+            return True
+    return False
+
+
+def always_jumps(stmts, is_jump):
+    """True if every path through `stmts` ends in a jump."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if is_jump(last):
+        return True
+    if isinstance(last, gast.If):
+        return always_jumps(last.body, is_jump) and always_jumps(last.orelse, is_jump)
+    return False
+
+
+def structure(stmts, is_jump, into_loops):
+    """Moves statements that follow an `if` with an always-jumping branch
+    into its other branch (step 1 of the module docstring), recursively."""
+    result = []
+    for index, stmt in enumerate(stmts):
+        for block in _child_blocks(stmt, into_loops):
+            block[:] = structure(block, is_jump, into_loops)
+        result.append(stmt)
+        if isinstance(stmt, gast.If) and contains([stmt], is_jump, into_loops):
+            rest = stmts[index + 1:]
+            body_jumps = always_jumps(stmt.body, is_jump)
+            else_jumps = always_jumps(stmt.orelse, is_jump)
+            if body_jumps and else_jumps:
+                return result  # the rest is dead code
+            if rest and (body_jumps or else_jumps):
+                branch = stmt.orelse if body_jumps else stmt.body
+                branch[:] = structure(branch + rest, is_jump, into_loops)
+                return result
+        if is_jump(stmt):
+            return result
+    return result
+
+
+def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None):
+    """Step 2 of the module docstring. `replace(jump)` gives the statements
+    that stand for a jump; `on_loop(loop)` is called for each loop a jump
+    leaves (into_loops=True), which must then stop when `flag` is set.
+    Returns (statements, NEVER | MAYBE | ALWAYS)."""
+    result = []
+    for index, stmt in enumerate(stmts):
+        if is_jump(stmt):
+            result.extend(templates.located(replace(stmt), stmt))
+            return result, ALWAYS
+        status = NEVER
+        if isinstance(stmt, gast.If):
+            stmt.body, body = lower(stmt.body, is_jump, replace, flag, into_loops, on_loop)
+            stmt.orelse, orelse = lower(stmt.orelse, is_jump, replace, flag, into_loops, on_loop)
+            if body == orelse == ALWAYS:
+                status = ALWAYS
+            elif body or orelse:
+                status = MAYBE
+        else:
+            for block in _child_blocks(stmt, into_loops):
+                block[:], inner = lower(block, is_jump, replace, flag, into_loops, on_loop)
+                if inner != NEVER:
+                    status = MAYBE
+            if status and isinstance(stmt, _LOOPS) and into_loops and on_loop is not None:
+                on_loop(stmt)
+        result.append(stmt)
+        if status == ALWAYS:
+            return result, ALWAYS
+        if status == MAYBE:
+            rest, _ = lower(stmts[index + 1:], is_jump, replace, flag, into_loops, on_loop)
+            if rest:
+                guard = gast.If(test=templates.not_(templates.name(flag)), body=rest, orelse=[])
+                result.append(templates.located(guard, rest[0]))
+            return result, MAYBE
+    return result, NEVER

@@ -1,0 +1,47 @@
+"""Converts `and`, `or` and `not` into runtime operators.
+
+    a and b and c      -->      ag__.and_(a, lambda: b, lambda: c)
+    a or b             -->      ag__.or_(a, lambda: b)
+    not a              -->      ag__.not_(a)
+
+Later operands are lambdas, so short-circuit evaluation is Python's. Operands
+that bind names (walrus), yield, await or inspect their frame stay as they
+are.
+"""
+
+import gast
+
+from autograph import templates
+from autograph.analysis import deferrable
+
+__all__ = ["transform"]
+
+
+class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        if not all(deferrable(value) for value in node.values[1:]):
+            return node
+        operator = "and_" if isinstance(node.op, gast.And) else "or_"
+        rest = [templates.lambda_(value) for value in node.values[1:]]
+        return templates.located(templates.call(templates.attr(self.ctx.ag, operator), node.values[0], *rest), node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, gast.Not):
+            return node
+        return templates.located(templates.call(templates.attr(self.ctx.ag, "not_"), node.operand), node)
+
+
+def transform(node, ctx):
+    transformer = _Transformer(ctx)
+    node.body = [transformer.visit(stmt) for stmt in node.body]
+    return node

@@ -1,0 +1,112 @@
+"""Lowers `return` statements so that control flow stays structured.
+
+Most functions need nothing: a `return` directly in the function body stays,
+and an `if` whose branches return becomes `return ag__.if_stmt(...)` when it
+is the last statement (after the statements that follow a returning branch
+move into the other branch):
+
+    if x < 0:                          def if_body():
+        return -x                          return -x
+    y = x * 2             -->          def else_body():
+    return y                               y = x * 2
+                                           return y
+                                       return ag__.if_stmt(x < 0, if_body, else_body, (), ('return',))
+
+A `return` inside a loop, or inside an `if` that other statements follow,
+becomes a flag and a value; later statements run under `if not do_return:`
+and loops stop when the flag is set:
+
+    for x in xs:                       do_return = False
+        if x > 3:                      retval = None
+            return x                   for x in xs:      # while not do_return
+    return -1              -->             if x > 3:
+                                               do_return = True
+                                               retval = x
+                                       if not do_return:
+                                           do_return = True
+                                           retval = -1
+                                       return retval
+"""
+
+import gast
+
+from autograph import templates
+from autograph.converters import jumps
+
+__all__ = ["transform"]
+
+
+def _is_return(stmt):
+    return isinstance(stmt, gast.Return)
+
+
+def _tail_only(stmts, is_tail):
+    """True if every `return` in `stmts` can stay a real `return`: it is
+    not inside a loop, and each `if` around it is the block's last
+    statement in tail position."""
+    for index, stmt in enumerate(stmts):
+        tail = is_tail and index == len(stmts) - 1
+        if isinstance(stmt, (gast.While, gast.For, gast.AsyncFor)):
+            if jumps.contains([stmt], _is_return, into_loops=True):
+                return False
+        elif isinstance(stmt, gast.If):
+            if jumps.contains([stmt], _is_return, into_loops=True):
+                if not tail or not (_tail_only(stmt.body, True) and _tail_only(stmt.orelse, True)):
+                    return False
+        elif isinstance(stmt, gast.Try) or type(stmt).__name__ == "TryStar":
+            if not (_tail_only(stmt.body, tail and not stmt.orelse) and _tail_only(stmt.orelse, tail)
+                    and _tail_only(stmt.finalbody, False)
+                    and all(_tail_only(h.body, tail) for h in stmt.handlers)):
+                return False
+        elif isinstance(stmt, (gast.With, gast.AsyncWith)):
+            if not _tail_only(stmt.body, tail):
+                return False
+        elif isinstance(stmt, gast.Match):
+            if not all(_tail_only(case.body, tail) for case in stmt.cases):
+                return False
+    return True
+
+
+def transform(node, ctx):
+    if not jumps.contains(node.body, _is_return, into_loops=True):
+        return node
+    node.body = jumps.structure(node.body, _is_return, into_loops=True)
+    if _tail_only(node.body, True):
+        return node
+    do_return = ctx.namer.new("do_return")
+    retval = ctx.namer.new("retval")
+
+    def replace(stmt):
+        value = stmt.value if stmt.value is not None else templates.const(None)
+        return [templates.assign(templates.store(do_return), templates.const(True)),
+                templates.assign(templates.store(retval), value)]
+
+    def on_loop(loop):
+        stop_when(loop, do_return)
+        if loop.orelse:
+            guard = gast.If(test=templates.not_(templates.name(do_return)), body=loop.orelse, orelse=[])
+            loop.orelse = [templates.located(guard, loop.orelse[0])]
+
+    body, _ = jumps.lower(node.body, _is_return, replace, do_return, True, on_loop)
+    first = node.body[0] if node.body else node
+    node.body = templates.located([
+        templates.assign(templates.store(do_return), templates.const(False)),
+        templates.assign(templates.store(retval), templates.const(None)),
+    ], first) + body + templates.located([templates.ret(templates.name(retval))], node.body[-1] if node.body else node)
+    return node
+
+
+def stop_when(loop, flag):
+    """Makes `loop` stop before its next iteration once `flag` is set: a
+    `while` test becomes `not flag and test`; a `for` gets `flag` in its
+    `stop_flags`, which becomes the loop's extra test."""
+    if isinstance(loop, gast.While):
+        stop = templates.not_(templates.name(flag))
+        if isinstance(loop.test, gast.Constant) and loop.test.value is True:
+            loop.test = templates.located(stop, loop.test)
+        else:
+            loop.test = templates.located(gast.BoolOp(op=gast.And(), values=[stop, loop.test]), loop.test)
+    else:
+        flags = getattr(loop, "stop_flags", [])
+        if flag not in flags:
+            loop.stop_flags = flags + [flag]

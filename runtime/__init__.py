@@ -1,0 +1,25 @@
+"""What generated code calls: the functional operators, the call hook, the
+marker for undefined variables, and the backend registry.
+
+Generated code refers to this module as `ag__` (or a hygienic variant).
+This package knows nothing of parsing or conversion; a backend author reads
+only `backends.py` and `operators.py`.
+"""
+
+from autograph.runtime.backends import Backend, backend_of, register_backend, unregister_backend
+from autograph.runtime.calls import OVERRIDDEN_BUILTINS, call, call_builtins, set_converter
+from autograph.runtime.errors import AutographError, user_location
+from autograph.runtime.operators import (
+    and_, assert_stmt, for_stmt, iadd, iand, ifloordiv, if_exp, if_stmt, ilshift, imatmul, imod,
+    imul, ior, ipow, irshift, isub, itruediv, ixor, not_, or_, setitem, while_stmt,
+)
+from autograph.runtime.undefined import Undefined, ld
+
+__all__ = [
+    "Backend", "backend_of", "register_backend", "unregister_backend",
+    "OVERRIDDEN_BUILTINS", "call", "call_builtins", "set_converter",
+    "AutographError", "user_location",
+    "and_", "assert_stmt", "for_stmt", "if_exp", "if_stmt", "not_", "or_", "setitem", "while_stmt",
+    "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
+    "isub", "itruediv", "ixor", "Undefined", "ld",
+]

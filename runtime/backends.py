@@ -1,0 +1,165 @@
+"""The backend protocol and the registry that dispatch consults.
+
+A backend is an object that claims some value types (its symbolic values)
+and implements the functional forms of Python's control flow for them. The
+runtime operators look at their operands; when none belongs to a backend they
+run as plain Python, otherwise they hand over to the backend that claims the
+first symbolic operand.
+
+To add a backend, subclass `Backend`, implement what your tracer supports and
+register an instance:
+
+    class MyBackend(autograph.runtime.Backend):
+        name = "mine"
+        def owns_type(self, cls):
+            return issubclass(cls, MyTracer)
+        def cond(self, pred, true_fn, false_fn, operands, names):
+            ...
+
+    autograph.runtime.register_backend(MyBackend())
+
+Methods a backend does not override fall back to the behaviour written in
+each docstring, which is plain Python and will usually call `bool()` on a
+symbolic value: implement at least `cond` and `while_loop`.
+"""
+
+import builtins
+
+__all__ = ["Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any"]
+
+
+class Backend:
+    """Base class for backends. Every method has a Python meaning."""
+
+    #: A short name used in error messages.
+    name = "backend"
+
+    def owns_type(self, cls):
+        """True if values of type `cls` are this backend's symbolic values."""
+        return False
+
+    def cond(self, pred, true_fn, false_fn, operands, names):
+        """Functional `if`: `true_fn(*operands) if pred else false_fn(*operands)`.
+
+        Both functions return the branch outputs, whose names are `names`
+        (a bare value when there is one name, a tuple otherwise).
+        `false_fn` is None when the `if` has no `else` and no outputs.
+        """
+        if pred:
+            return true_fn(*operands)
+        return None if false_fn is None else false_fn(*operands)
+
+    def while_loop(self, test, body, state, names, opts):
+        """Functional `while`, entered with the current state (a tuple):
+
+            while test(*state):
+                state = body(*state)
+            return state
+        """
+        raise NotImplementedError(f"the {self.name} backend has no while_loop")
+
+    def for_loop(self, iterable, extra_test, body, state, names, opts):
+        """Functional `for` over one of this backend's iterables (a symbolic
+        range or array). Returns the final state tuple, or NotImplemented to
+        let Python iterate."""
+        return NotImplemented
+
+    def not_(self, value):
+        """`not value`."""
+        return not value
+
+    def and_(self, left, right_fn):
+        """`left and right_fn()`, where `left` is symbolic."""
+        return right_fn() if left else left
+
+    def or_(self, left, right_fn):
+        """`left or right_fn()`, where `left` is symbolic."""
+        return left if left else right_fn()
+
+    def print_(self, *args, **kwargs):
+        """`print(*args, **kwargs)` where some argument is symbolic."""
+        builtins.print(*args, **kwargs)
+
+    def assert_(self, test, msg_fn):
+        """`assert test, msg_fn()` where `test` is symbolic."""
+        if not test:
+            raise AssertionError(msg_fn()) if msg_fn is not None else AssertionError
+
+    def setitem(self, target, index, value):
+        """`target[index] = value; return target`, where `target` is symbolic.
+        A functional backend returns an updated copy instead."""
+        target[index] = value
+        return target
+
+    def builtin(self, func):
+        """An override for the builtin `func` (len, range, abs, ...) for calls
+        with this backend's values, or None to call the builtin itself."""
+        return None
+
+    def to_state(self, value, name):
+        """Converts a Python value that becomes state of a symbolic branch or
+        loop into this backend's value (for example a float into a scalar)."""
+        return value
+
+
+_backends = []
+_by_type = {}
+
+# Types that no backend can claim: the fast path of dispatch.
+for _t in (bool, int, float, complex, str, bytes, type(None), list, tuple, dict, set, range):
+    _by_type[_t] = None
+
+
+def register_backend(backend):
+    """Registers `backend`; later registrations are consulted first."""
+    if not isinstance(backend, Backend):
+        raise TypeError(f"register_backend expects a Backend instance, got {backend!r}")
+    _backends.insert(0, backend)
+    _reset_cache()
+    return backend
+
+
+def unregister_backend(backend):
+    """Removes a backend registered with `register_backend`."""
+    _backends.remove(backend)
+    _reset_cache()
+
+
+def _reset_cache():
+    for cls in [c for c, b in _by_type.items() if b is not None or c not in _FIXED]:
+        del _by_type[cls]
+
+
+_FIXED = frozenset(_by_type)
+
+
+def backend_of(value):
+    """The backend that claims `value`, or None for a Python value."""
+    cls = type(value)
+    try:
+        return _by_type[cls]
+    except KeyError:
+        pass
+    found = None
+    for backend in _backends:
+        if backend.owns_type(cls):
+            found = backend
+            break
+    _by_type[cls] = found
+    return found
+
+
+def backend_of_any(values):
+    """The backend of the first symbolic value among `values`, or None.
+    Looks inside lists, tuples and dicts."""
+    for value in values:
+        cls = type(value)
+        if cls is list or cls is tuple:
+            found = backend_of_any(value)
+        elif cls is dict:
+            found = backend_of_any(value.values())
+        else:
+            found = backend_of(value)
+        if found is not None:
+            return found
+    return None

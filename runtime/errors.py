@@ -1,0 +1,26 @@
+"""Where in the user's code an error happened, for messages that name it.
+
+Converted code is compiled with the user's own file name and line numbers,
+so the innermost frame outside this package is the user's statement.
+"""
+
+import sys
+
+__all__ = ["user_location", "AutographError"]
+
+_PACKAGE = __name__.split(".")[0] + "."
+
+
+class AutographError(Exception):
+    """An error in converted or traced code that names the user's construct,
+    file and line, and says what to do."""
+
+
+def user_location(depth=1):
+    """'file:line' of the innermost frame that is not this package's code."""
+    frame = sys._getframe(depth)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_PACKAGE):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"

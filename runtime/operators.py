@@ -1,0 +1,197 @@
+"""The functional control-flow operators that generated code calls.
+
+Each docstring states what the operator means for Python values, as a few
+lines of plain Python; that is exactly what it runs when no operand belongs to
+a backend. When the condition (or the iterable, or a loop's test once
+evaluated) is symbolic, the operator hands over to that value's backend.
+
+Conventions shared by all operators:
+  * `state` is a tuple of the values of the variables named in `names`,
+    passed positionally to the branch and loop functions;
+  * a branch or loop body returns its outputs as the statement assigns them:
+    nothing when there are none, a bare value for one, a tuple otherwise.
+"""
+
+import operator
+
+from autograph.runtime.backends import backend_of
+from autograph.runtime.undefined import Undefined
+
+__all__ = [
+    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
+    "assert_stmt", "setitem",
+    "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
+    "ilshift", "irshift", "iand", "ixor", "ior",
+]
+
+# Augmented operators for `x[i] op= v` and `obj.a op= v`: the runtime hook a
+# backend can see through `__iadd__` and friends on its own values.
+iadd, isub, imul, imatmul = operator.iadd, operator.isub, operator.imul, operator.imatmul
+itruediv, ifloordiv, imod, ipow = operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow
+ilshift, irshift, iand, ixor, ior = operator.ilshift, operator.irshift, operator.iand, operator.ixor, operator.ior
+
+
+def _unpack(result, count):
+    """Turns a body's return value into a state tuple."""
+    if count == 1:
+        return (result,)
+    if count == 0:
+        return ()
+    return result
+
+
+def _pack(state, count):
+    """Turns a state tuple into what the statement assigns."""
+    if count == 1:
+        return state[0]
+    if count == 0:
+        return None
+    return state
+
+
+def if_stmt(cond, if_body, else_body, state, names):
+    """Functional `if`. For Python values it means:
+
+        if cond:
+            return if_body(*state)
+        return else_body(*state)   # or None when else_body is None
+    """
+    backend = backend_of(cond)
+    if backend is None:
+        if cond:
+            return if_body(*state)
+        return None if else_body is None else else_body(*state)
+    return backend.cond(cond, if_body, else_body, state, names)
+
+
+def while_stmt(test, body, state, names, opts=None):
+    """Functional `while`. For Python values it means:
+
+        while test(*state):
+            state = body(*state)
+        return state
+
+    When `test` returns a symbolic value the loop continues, from the current
+    state, as the backend's `while_loop`.
+    """
+    count = len(names)
+    while True:
+        result = test(*state)
+        backend = backend_of(result)
+        if backend is not None:
+            return _pack(backend.while_loop(test, body, state, names, opts or {}), count)
+        if not result:
+            return _pack(state, count)
+        state = _unpack(body(*state), count)
+
+
+def for_stmt(iterable, extra_test, body, state, names, opts=None):
+    """Functional `for`. For Python values it means:
+
+        for item in iterable:
+            if extra_test is not None and not extra_test(*state):
+                break
+            state = body(item, *state)
+        return state
+
+    A symbolic iterable (a backend's range or array) goes to the backend's
+    `for_loop`. When `extra_test` (the loop's `break` flag) becomes symbolic
+    in a Python loop, each later iteration runs under the backend's `cond`.
+    """
+    count = len(names)
+    backend = backend_of(iterable)
+    if backend is not None:
+        result = backend.for_loop(iterable, extra_test, body, state, names, opts or {})
+        if result is not NotImplemented:
+            return _pack(result, count)
+    if extra_test is None:
+        for item in iterable:
+            state = _unpack(body(item, *state), count)
+        return _pack(state, count)
+    guard = None
+    for item in iterable:
+        if guard is None:
+            flag = extra_test(*state)
+            guard = backend_of(flag)
+            if guard is None:
+                if not flag:
+                    break
+                state = _unpack(body(item, *state), count)
+                continue
+        else:
+            flag = extra_test(*state)
+        # The break flag is symbolic: the iteration runs only where it holds.
+        state = _unpack(guard.cond(
+            flag,
+            lambda *s, item=item: body(item, *s),
+            lambda *s: _pack(s, count),
+            state, names), count)
+    return _pack(state, count)
+
+
+def if_exp(cond, if_true, if_false):
+    """Functional conditional expression `if_true() if cond else if_false()`."""
+    backend = backend_of(cond)
+    if backend is None:
+        return if_true() if cond else if_false()
+    return backend.cond(cond, if_true, if_false, (), ("<expression>",))
+
+
+def and_(left, *rest):
+    """`left and rest[0]() and rest[1]() ...`, short-circuit like Python."""
+    value = left
+    for i, right in enumerate(rest):
+        backend = backend_of(value)
+        if backend is not None:
+            return backend.and_(value, lambda: and_(right(), *rest[i + 1:]))
+        if not value:
+            return value
+        value = right()
+    return value
+
+
+def or_(left, *rest):
+    """`left or rest[0]() or rest[1]() ...`, short-circuit like Python."""
+    value = left
+    for i, right in enumerate(rest):
+        backend = backend_of(value)
+        if backend is not None:
+            return backend.or_(value, lambda: or_(right(), *rest[i + 1:]))
+        if value:
+            return value
+        value = right()
+    return value
+
+
+def not_(value):
+    """`not value`."""
+    backend = backend_of(value)
+    if backend is None:
+        return not value
+    return backend.not_(value)
+
+
+def assert_stmt(test, msg=None):
+    """`assert test, msg()`: `msg` is a function, called only on failure."""
+    backend = backend_of(test)
+    if backend is None:
+        if not test:
+            if msg is None:
+                raise AssertionError
+            raise AssertionError(msg())
+        return None
+    return backend.assert_(test, msg)
+
+
+def setitem(target, index, value):
+    """`target[index] = value`, then `return target`. A functional backend
+    returns an updated copy of a symbolic `target` instead."""
+    backend = backend_of(target)
+    if backend is None:
+        target[index] = value
+        return target
+    return backend.setitem(target, index, value)
+
+
+# Kept importable from here for generated code: `ag__.Undefined`.
+Undefined = Undefined
