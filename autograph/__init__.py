@@ -15,10 +15,11 @@ from autograph.api import convert, do_not_convert, set_loop_options, to_code, to
 from autograph.conversion import clear_cache
 from autograph.errors import ConversionError
 from autograph.logs import set_verbosity
+from autograph.tracing import Graph, Spec, function, py_function
 
 __all__ = [
     "to_graph", "to_code", "convert", "do_not_convert", "set_loop_options", "set_verbosity",
-    "clear_cache", "ConversionError",
+    "clear_cache", "ConversionError", "function", "Spec", "Graph", "py_function",
 ]
 
 __version__ = "0.1.0"

@@ -16,13 +16,33 @@ are its state:
     a block that completes normally.
 """
 
+import contextlib
+import threading
+
 import gast
 
-__all__ = ["Scope", "scope_of", "reads", "writes", "reads_and_writes", "Liveness",
+__all__ = ["memoized", "Scope", "reads", "writes", "reads_and_writes", "Liveness",
            "definitely_assigned", "all_identifiers"]
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def memoized():
+    """Within this block, the names each statement reads and writes are
+    computed once. Converters that rewrite a statement keep the names it
+    reads and writes, so the memo stays valid while control flow is
+    converted."""
+    previous = getattr(_local, "memo", None)
+    _local.memo = {}
+    try:
+        yield
+    finally:
+        _local.memo = previous
 
 
 class _Collector(gast.NodeVisitor):
@@ -31,6 +51,18 @@ class _Collector(gast.NodeVisitor):
     def __init__(self):
         self.reads = {}
         self.writes = {}
+
+    def visit(self, node):
+        memo = getattr(_local, "memo", None)
+        if memo is None or not isinstance(node, gast.stmt):
+            return super().visit(node)
+        entry = memo.get(node)
+        if entry is None:
+            inner = _Collector()
+            gast.NodeVisitor.visit(inner, node)
+            entry = memo[node] = (inner.reads, inner.writes)
+        self.reads.update(dict.fromkeys(entry[0]))
+        self.writes.update(dict.fromkeys(entry[1]))
 
     def _read(self, name):
         self.reads.setdefault(name, None)
@@ -343,6 +375,8 @@ class Liveness:
             exit_live = self.block(s.orelse, live)
             target_reads = self._names(s.target)
             target_kills = self._kills(s.target)
+            stops = frozenset(f for f in getattr(s, "stop_flags", ()) if f in self.tracked)
+            exit_live |= stops
             header = exit_live
             while True:
                 new = exit_live | target_reads | (self.block(s.body, header) - target_kills)
@@ -355,7 +389,8 @@ class Liveness:
             after = self.block(s.finalbody, live) if s.finalbody else live
             handlers = frozenset()
             for handler in s.handlers:
-                handlers |= self.block(handler.body, after)
+                caught = self._kills(handler.name) if handler.name is not None else frozenset()
+                handlers |= self.block(handler.body, after) - caught
                 if handler.type is not None:
                     handlers |= self._names(handler.type)
             orelse = self.block(s.orelse, after)
@@ -411,7 +446,8 @@ def _assigned_after(s, bound):
         return bound | extra
     if isinstance(s, gast.Try) or type(s).__name__ == "TryStar":
         paths = [definitely_assigned(s.body + s.orelse, bound)]
-        paths += [definitely_assigned(h.body, bound) for h in s.handlers if not _terminates(h.body)]
+        paths += [definitely_assigned(h.body, bound) - set(writes(h.name) if h.name else ())
+                  for h in s.handlers if not _terminates(h.body)]
         result = set.intersection(*paths)
         return definitely_assigned(s.finalbody, result) if s.finalbody else result
     if isinstance(s, (gast.With, gast.AsyncWith)):

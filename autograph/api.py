@@ -139,10 +139,9 @@ def _is_library(f):
 def _converted_callee(f):
     """What the runtime's call hook calls instead of `f` (recursive mode)."""
     if type(f) is types.FunctionType:
-        try:
-            return conversion._functions[1][f]
-        except KeyError:
-            pass
+        result = conversion.cached(f, True)
+        if result is not None:
+            return result
         if (conversion.is_generated(f.__code__) or getattr(f, _DO_NOT_CONVERT, False)
                 or _is_library(f) or f in _unconvertible):
             return f

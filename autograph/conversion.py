@@ -8,7 +8,7 @@
 Compiling with the user's file name and line numbers is the source map: a
 traceback through converted code names the user's file and line, and the
 runtime can name them in its errors. The generated source is also kept in
-`linecache` under a unique name (`<autograph:qualname#N>`), which is what
+`linecache` under a unique name (`autograph-generated:qualname#N`), which is what
 `to_code` and the log print; no file is written.
 
 Conversions are cached per code object (weakly: the cache never keeps a
@@ -45,7 +45,8 @@ EXPRESSIONS = (asserts, call_trees, item_updates, conditional_expressions, logic
 class Context:
     """What converters know about the function being converted."""
 
-    def __init__(self, namer, ag, globals_, recursive):
+    def __init__(self, namer, ag, globals_, recursive, filename="<unknown>"):
+        self.filename = filename
         self.namer = namer
         self.ag = ag
         self.globals = globals_
@@ -67,18 +68,35 @@ def _namespace(recursive):
 
 
 class _Artifact:
-    """The result of converting one code object."""
+    """The result of converting one code object: the new code object, and
+    the converted tree, unparsed into source when first asked for."""
 
-    __slots__ = ("code", "source", "filename", "__weakref__")
+    __slots__ = ("code", "tree", "filename", "_source", "__weakref__")
 
-    def __init__(self, code, source, filename):
-        self.code, self.source, self.filename = code, source, filename
+    def __init__(self, code, tree, filename):
+        self.code, self.tree, self.filename, self._source = code, tree, filename, None
+
+    @property
+    def source(self):
+        if self._source is None:
+            self._source = ast.unparse(self.tree) + "\n"
+            self.tree = None
+        return self._source
+
+
+def _lazy_lines(reference):
+    """A linecache loader that does not keep the artifact alive."""
+    def load():
+        artifact = reference()
+        return artifact.source if artifact is not None else ""
+    return load
 
 
 _lock = threading.RLock()
 _by_code = (weakref.WeakKeyDictionary(), weakref.WeakKeyDictionary())  # [recursive]
 _generated = weakref.WeakSet()
 _counter = itertools.count(1)
+_epoch = [0]
 
 
 def clear_cache():
@@ -86,7 +104,7 @@ def clear_cache():
     with _lock:
         for cache in _by_code:
             cache.clear()
-        _functions.clear()
+        _epoch[0] += 1
 
 
 def is_generated(code):
@@ -138,9 +156,43 @@ def _rewrite_super(node):
             child.args = templates.located([templates.name("__class__"), templates.name(params[0].id)], child)
 
 
+def _jumps_out_of(stmts, in_loop=False):
+    """The first return/break/continue in `stmts` that leaves them."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.Return) or (isinstance(stmt, (gast.Break, gast.Continue)) and not in_loop):
+            return stmt
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                loop = in_loop or (field == "body" and isinstance(stmt, (gast.For, gast.While, gast.AsyncFor)))
+                blocks = [h.body for h in inner] if field in ("handlers", "cases") else [inner]
+                for block in blocks:
+                    found = _jumps_out_of(block, loop)
+                    if found is not None:
+                        return found
+    return None
+
+
+def _check_supported(node, filename):
+    """A jump out of a `finally` clause can swallow an exception in flight,
+    which flags cannot express: such functions run unconverted."""
+    for child in _walk_scope(node):
+        if isinstance(child, gast.Try) and child.finalbody:
+            jump = _jumps_out_of(child.finalbody)
+            if jump is not None:
+                keyword = type(jump).__name__.lower()
+                raise ConversionError(
+                    f"{filename}:{jump.lineno}: `{keyword}` inside a `finally` clause is not supported "
+                    f"(it can swallow an exception); the function runs unconverted. Move the `{keyword}` "
+                    "after the try statement to convert it")
+
+
 def _convert_tree(node, ctx):
     """Runs the converters on one function (its nested functions are
     already converted)."""
+    _check_supported(node, ctx.filename)
     _rewrite_super(node)
     for converter in LOWERING:
         node = converter.transform(node, ctx)
@@ -181,10 +233,15 @@ def _fill_empty_blocks(tree):
 
 def _compile(node, f, filename, ag):
     """Compiles the converted tree inside a factory whose parameters are the
-    names the function reads from enclosing scopes, and returns the inner
-    code object."""
+    names the function reads from enclosing scopes. Returns the inner code
+    object and the function's `ast` tree (for unparsing)."""
     freevars = list(f.__code__.co_freevars)
-    factory = templates.function(ag + "_factory", [ag] + freevars, [node, templates.ret(templates.name(node.name))])
+    body = [node]
+    if node.name not in freevars:
+        # The def must not bind its name in the factory: the function's own
+        # name is a global for it, as it was for the original.
+        body.insert(0, gast.Global(names=[node.name]))
+    factory = templates.function(ag + "_factory", [ag] + freevars, body)
     module = gast.Module(body=[templates.located(factory, node)], type_ignores=[])
     tree = gast.gast_to_ast(module)
     ast.fix_missing_locations(tree)
@@ -192,7 +249,7 @@ def _compile(node, f, filename, ag):
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
     _register(inner)
-    return inner
+    return inner, tree.body[0].body[-1]
 
 
 def _register(code):
@@ -200,10 +257,6 @@ def _register(code):
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             _register(const)
-
-
-def _source_of(node):
-    return ast.unparse(gast.gast_to_ast(node)) + "\n"
 
 
 def _artifact(f, recursive):
@@ -224,17 +277,18 @@ def _artifact(f, recursive):
         ag = namer.fixed("ag__")
         node = _as_function_def(node, namer)
         node.decorator_list = []
-        ctx = Context(namer, ag, f.__globals__, recursive)
+        ctx = Context(namer, ag, f.__globals__, recursive, filename)
         node = convert_tree(node, ctx)
         _fill_empty_blocks(node)
-        source = _source_of(node)
-        new_code = _compile(node, f, filename, ag)
-        key = f"<autograph:{f.__qualname__}#{next(_counter)}>"
-        linecache.cache[key] = (len(source), None, source.splitlines(True), key)
-        artifact = _Artifact(new_code, source, key)
+        new_code, tree = _compile(node, f, filename, ag)
+        key = f"autograph-generated:{f.__qualname__}#{next(_counter)}"
+        artifact = _Artifact(new_code, tree, key)
+        linecache.cache[key] = (_lazy_lines(weakref.ref(artifact)),)
+        weakref.finalize(artifact, linecache.cache.pop, key, None)
         cache[code] = artifact
         logs.log(1, "converted %s", f.__qualname__)
-        logs.log(3, "generated code of %s:\n%s", f.__qualname__, source)
+        if logs.get_verbosity() >= 3:
+            logs.log(3, "generated code of %s:\n%s", f.__qualname__, artifact.source)
         return artifact
 
 
@@ -267,26 +321,27 @@ def convert_function(f, recursive=True):
     return converted
 
 
-_functions = (weakref.WeakKeyDictionary(), weakref.WeakKeyDictionary())
-_failed = weakref.WeakKeyDictionary()
+_CACHE_ATTRIBUTES = ("__autograph_nonrecursive__", "__autograph_converted__")
+
+
+def cached(f, recursive=True):
+    """The cached conversion of `f`, or None."""
+    entry = f.__dict__.get(_CACHE_ATTRIBUTES[bool(recursive)])
+    # A wrapper made by functools.wraps copies the __dict__ of the function
+    # it wraps: the entry counts only for the function that made it.
+    if entry is not None and entry[0]() is f and entry[2] == _epoch[0]:
+        return entry[1]
+    return None
 
 
 def converted(f, recursive=True):
-    """`convert_function` with a per-function cache. A function whose closure
-    holds itself is not cached per function (the cache would keep it alive)."""
-    cache = _functions[bool(recursive)]
-    result = cache.get(f)
-    if result is not None:
-        return result
-    result = convert_function(f, recursive)
-    if not any(_cell_holds(cell, f) for cell in f.__closure__ or ()):
-        cache[f] = result
+    """`convert_function` with a per-function cache. The cache lives on the
+    function itself, so it dies with it (a global cache would keep the
+    function alive through the converted function's globals)."""
+    result = cached(f, recursive)
+    if result is None:
+        result = convert_function(f, recursive)
+        result.__dict__.pop(_CACHE_ATTRIBUTES[0], None)
+        result.__dict__.pop(_CACHE_ATTRIBUTES[1], None)
+        f.__dict__[_CACHE_ATTRIBUTES[bool(recursive)]] = (weakref.ref(f), result, _epoch[0])
     return result
-
-
-def _cell_holds(cell, f):
-    try:
-        return cell.cell_contents is f
-    except ValueError:
-        return False
-

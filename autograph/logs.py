@@ -19,10 +19,10 @@ _verbosity = None
 
 
 def set_verbosity(level, alsologtostdout=False):
-    """Sets the verbosity level (0 = quiet). With `alsologtostdout`, the
-    messages are also printed to standard output."""
+    """Sets the verbosity level (0 = quiet; None = back to the environment
+    variable). With `alsologtostdout`, messages also go to standard output."""
     global _verbosity
-    _verbosity = int(level)
+    _verbosity = None if level is None else int(level)
     if alsologtostdout and not any(getattr(h, "_autograph", False) for h in logger.handlers):
         handler = logging.StreamHandler(sys.stdout)
         handler._autograph = True
@@ -31,6 +31,7 @@ def set_verbosity(level, alsologtostdout=False):
 
 
 def get_verbosity():
+    """The level set with `set_verbosity`, else AUTOGRAPH_VERBOSITY, else 0."""
     if _verbosity is not None:
         return _verbosity
     try:
@@ -40,11 +41,15 @@ def get_verbosity():
 
 
 def log(level, message, *args):
-    """Logs at INFO when the verbosity is at least `level`."""
-    if get_verbosity() >= level:
-        if logger.level == logging.NOTSET or logger.level > logging.INFO:
-            logger.setLevel(logging.INFO)
-        logger.info(message, *args)
+    """Logs at INFO when the verbosity is at least `level`. With nothing
+    configured to show INFO records, they go to standard error."""
+    if get_verbosity() < level:
+        return
+    if not logger.isEnabledFor(logging.INFO):
+        logger.setLevel(logging.INFO)
+    if not logger.handlers and not logging.getLogger().handlers:
+        logger.addHandler(logging.StreamHandler())
+    logger.info(message, *args)
 
 
 def warning(message, *args):

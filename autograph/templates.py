@@ -101,13 +101,19 @@ _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
 def located(nodes, origin):
-    """Gives every node under `nodes` that has no position `origin`'s."""
+    """Gives `origin`'s position to every node under `nodes` that has none.
+    A node that has a position is not entered: user code has positions, and
+    generated code gets them when it is built."""
     if origin is None or getattr(origin, "lineno", None) is None:
         return nodes
-    position = {field: getattr(origin, field, None) for field in _POSITION}
-    for root in nodes if isinstance(nodes, list) else [nodes]:
-        for node in gast.walk(root):
-            if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
-                for field, value in position.items():
-                    setattr(node, field, value)
+    position = [(field, getattr(origin, field, None)) for field in _POSITION]
+    stack = list(nodes) if isinstance(nodes, list) else [nodes]
+    while stack:
+        node = stack.pop()
+        if "lineno" in node._attributes:
+            if getattr(node, "lineno", None) is not None:
+                continue
+            for field, value in position:
+                setattr(node, field, value)
+        stack.extend(gast.iter_child_nodes(node))
     return nodes

@@ -340,6 +340,10 @@ class _Converter:
             if handler.name is not None:
                 self._assign(analysis.writes(handler.name), handler_flow)
             handler.body, _ = self.block(handler.body, handler_flow)
+            if handler.name is not None:  # Python deletes it when the clause ends
+                for name in analysis.writes(handler.name):
+                    handler_flow.bound.discard(name)
+                    handler_flow.assigned.discard(name)
             if not _always_returns(handler.body):
                 paths.append(handler_flow)
         merged = _Flow(set.intersection(*[p.bound for p in paths]),
@@ -435,6 +439,11 @@ def _first_appearance(node):
 
 
 def transform(node, ctx):
+    with analysis.memoized():
+        return _transform(node, ctx)
+
+
+def _transform(node, ctx):
     converter = _Converter(node, ctx)
     params = ctx.scope.params
     flow = _Flow(params, params, params)
@@ -452,8 +461,10 @@ def transform(node, ctx):
     direct = set(params) | {n for s in body for n in _direct_bindings(s)}
     unbound = sorted(converter.nonlocal_needed - direct)
     if unbound:
-        hoisted += [templates.assign(templates.store(n), templates.call(
-            templates.attr(ctx.ag, "Undefined"), templates.const(n))) for n in unbound]
+        # `x: object` makes x a local (cell) of the function without binding
+        # it, so the closures that read it fail as in Python until it is set.
+        hoisted += [gast.AnnAssign(target=templates.store(n), annotation=templates.name("object"),
+                                   value=None, simple=1) for n in unbound]
     node.body = templates.located(hoisted, node.body[0] if node.body else node) + body
     if not node.body:
         node.body = [gast.Pass()]

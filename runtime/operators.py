@@ -108,24 +108,27 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
         for item in iterable:
             state = _unpack(body(item, *state), count)
         return _pack(state, count)
-    guard = None
+    # The test runs before each fetch of the next item, so that a loop that
+    # breaks consumes no more of its iterator than Python's loop does.
+    flag = extra_test(*state)
+    guard = backend_of(flag)
+    if guard is None and not flag:
+        return _pack(state, count)
     for item in iterable:
         if guard is None:
-            flag = extra_test(*state)
-            guard = backend_of(flag)
-            if guard is None:
-                if not flag:
-                    break
-                state = _unpack(body(item, *state), count)
-                continue
+            state = _unpack(body(item, *state), count)
         else:
-            flag = extra_test(*state)
-        # The break flag is symbolic: the iteration runs only where it holds.
-        state = _unpack(guard.cond(
-            flag,
-            lambda *s, item=item: body(item, *s),
-            lambda *s: _pack(s, count),
-            state, names), count)
+            # The break flag is symbolic: the iteration runs only where it holds.
+            state = _unpack(guard.cond(
+                flag,
+                lambda *s, item=item: body(item, *s),
+                lambda *s: _pack(s, count),
+                state, names), count)
+        flag = extra_test(*state)
+        if guard is None:
+            guard = backend_of(flag)
+            if guard is None and not flag:
+                break
     return _pack(state, count)
 
 

@@ -1,0 +1,358 @@
+"""Traced execution with autograph's numpy tracer: `function` (the
+counterpart of `tf.function`), `Spec`, `Graph` (explicit-graph flow) and
+`py_function`.
+
+    @autograph.function
+    def f(x, n):
+        ...                       # plain numpy code with Python control flow
+
+    f(np.ones(3), np.int64(4))    # converts f, traces it into a graph, runs it
+    f(np.zeros(3), np.int64(2))   # same signature: runs the cached graph
+    print(f.get_concrete_function(np.ones(3), np.int64(4)))   # the graph
+"""
+
+import functools
+import inspect
+import logging
+
+import numpy as np
+
+from autograph.runtime.tracer import context, passes, trees
+from autograph.runtime.tracer.executor import compile_graph
+from autograph.runtime.tracer.graph import Graph
+from autograph.runtime.tracer.symbolic import SymbolicArray
+
+__all__ = ["ConcreteFunction", "Graph", "Spec", "TracedFunction", "function", "py_function"]
+
+logger = logging.getLogger("autograph")
+
+#: A function traced more often than this logs a warning.
+RETRACE_WARNING_THRESHOLD = 5
+
+
+class Spec:
+    """The shape (None for an unknown dimension) and dtype of an array."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, shape, dtype="float64"):
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+
+    def __repr__(self):
+        return f"Spec({self.shape}, {self.dtype.name!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Spec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def is_compatible_with(self, array):
+        return (array.dtype == self.dtype and array.ndim == len(self.shape)
+                and all(d is None or d == a for d, a in zip(self.shape, array.shape)))
+
+
+# py_function
+
+def py_function(fn, args, result_spec):
+    """Calls `fn(*args)` with concrete numpy values when the graph runs.
+
+    `result_spec` is a Spec (one result) or a list/tuple of Specs. Outside a
+    trace it just calls `fn(*args)`."""
+    args = tuple(args)
+    if not context.active():
+        return fn(*args)
+    multi = isinstance(result_spec, (list, tuple))
+    specs = list(result_spec) if multi else [result_spec]
+
+    def call(*values):
+        result = fn(*values)
+        results = result if multi else (result,)
+        if len(results) != len(specs):
+            raise ValueError(f"py_function {getattr(fn, '__name__', fn)} returned "
+                             f"{len(results)} values, its result_spec has {len(specs)}")
+        out = []
+        for r, s in zip(results, specs):
+            r = np.asarray(r, s.dtype)
+            if not s.is_compatible_with(r):
+                raise ValueError(f"py_function {getattr(fn, '__name__', fn)} returned an array "
+                                 f"of shape {r.shape}, its result_spec is {s}")
+            out.append(r)
+        return tuple(out) if multi else out[0]
+
+    call.__name__ = getattr(fn, "__name__", "py_function")
+    avals = [(s.shape, s.dtype, False) for s in specs]
+    outs = context.emit("op", f"py_function[{call.__name__}]", call, args, {}, avals,
+                        effect=True, attrs={"multi": tuple} if multi else None)
+    return tuple(outs) if multi else outs[0]
+
+
+# Arguments: which become placeholders, which are part of the cache key.
+
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _key(obj):
+    t = type(obj)
+    if t is np.ndarray:
+        return (obj.shape, obj.dtype)
+    if t in _SCALARS:
+        return (t, obj)
+    if isinstance(obj, np.generic):
+        return ((), obj.dtype)
+    if t is tuple or t is list:
+        return (t,) + tuple(_key(x) for x in obj)
+    if t is dict:
+        return (dict,) + tuple((k, _key(v)) for k, v in obj.items())
+    if t is Spec:
+        return (obj.shape, obj.dtype)
+    if isinstance(obj, np.ndarray):
+        return (t, obj.shape, obj.dtype)
+    try:
+        hash(obj)
+        return (t, obj)
+    except TypeError:
+        return (t, id(obj))
+
+
+def _is_input(leaf):
+    return isinstance(leaf, (np.ndarray, np.generic, Spec))
+
+
+def _array_leaves(args):
+    return [leaf for leaf in trees.leaves(args) if _is_input(leaf)]
+
+
+def _describe_key(key):
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], np.dtype):
+        return f"{key[1].name}{list(key[0])}"
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type):
+        return repr(key[1])
+    return repr(key)
+
+
+class ConcreteFunction:
+    """One traced graph of an `autograph.function`, compiled for numpy.
+    Call it with arguments of the signature it was traced for."""
+
+    def __init__(self, name, graph, output_tree, arg_names):
+        self.name = name
+        self.traced_graph = graph
+        optimized, _ = graph.clone()
+        passes.optimize(optimized)
+        self.graph = optimized
+        self.output_tree = output_tree
+        self.arg_names = arg_names
+        self.compiled = compile_graph(optimized)
+        self._fn = self.compiled.fn
+        self._simple = output_tree is None
+
+    def __call__(self, *args, **kwargs):
+        return self._call_leaves(_array_leaves((args, kwargs)))
+
+    def _call_leaves(self, leaves):
+        results = self._fn(*leaves)
+        if self._simple:
+            return results[0]
+        it = iter(results)
+        return trees.map_leaves(lambda v: next(it) if v is _OUT else v, self.output_tree)
+
+    def __str__(self):
+        return str(self.graph)
+
+    def to_dot(self):
+        return self.graph.to_dot()
+
+    @property
+    def source(self):
+        """The Python source the graph compiles to."""
+        return self.compiled.source
+
+
+_OUT = object()
+
+
+def _trace(name, python_function, args, kwargs, arg_names):
+    graph = Graph(name)
+    placeholders = iter(range(10 ** 9))
+
+    def make(leaf, path):
+        if isinstance(leaf, Spec):
+            return context.placeholder(graph, leaf.shape, leaf.dtype, path)
+        leaf = np.asarray(leaf)
+        return context.placeholder(graph, leaf.shape, leaf.dtype, path)
+
+    symbolic_args = []
+    for value, arg_name in zip(args, arg_names):
+        symbolic_args.append(_with_placeholders(value, arg_name, make))
+    symbolic_kwargs = {k: _with_placeholders(v, k, make) for k, v in kwargs.items()}
+    del placeholders
+    context.push_graph(graph)
+    try:
+        result = python_function(*symbolic_args, **symbolic_kwargs)
+    finally:
+        context.pop_graph(graph)
+    outputs = []
+
+    def collect(leaf):
+        if type(leaf) is SymbolicArray:
+            outputs.append(leaf)
+            return _OUT
+        return leaf
+
+    tree = trees.map_leaves(collect, result)
+    graph.outputs = outputs
+    if tree is _OUT:
+        tree = None
+    return ConcreteFunction(name, graph, tree, arg_names)
+
+
+def _with_placeholders(value, path, make):
+    t = type(value)
+    if t is tuple or t is list:
+        return t(_with_placeholders(v, f"{path}_{i}", make) for i, v in enumerate(value))
+    if t is dict:
+        return {k: _with_placeholders(v, f"{path}_{k}", make) for k, v in value.items()}
+    if _is_input(value):
+        return make(value, path)
+    return value
+
+
+class TracedFunction:
+    """The result of `autograph.function(f)`: converts `f`, traces it on its
+    first call per argument signature, then runs the cached graph."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True):
+        self.python_function = python_function
+        self.input_signature = None if input_signature is None else [
+            s if isinstance(s, Spec) else Spec(*s) for s in input_signature]
+        self.autograph = autograph
+        self.trace_count = 0
+        self._converted = None
+        self._cache = {}
+        self._keys = []
+        self._warned = False
+        self._signature_function = None
+        self.__name__ = getattr(python_function, "__name__", "function")
+        functools.update_wrapper(self, python_function)
+        try:
+            params = list(inspect.signature(python_function).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        self._param_names = [p.name for p in params
+                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self._varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    def _arg_names(self, count):
+        names = self._param_names[:count]
+        for i in range(len(names), count):
+            names.append(f"{self._varargs or 'args'}[{i - len(self._param_names)}]")
+        return names
+
+    def _function_to_trace(self):
+        if self._converted is None:
+            if self.autograph:
+                from autograph import to_graph
+                self._converted = to_graph(self.python_function)
+            else:
+                self._converted = self.python_function
+        return self._converted
+
+    def __call__(self, *args, **kwargs):
+        if context.active():
+            # Called while another function is traced: inline.
+            return self._function_to_trace()(*args, **kwargs)
+        if self.input_signature is not None:
+            concrete = self._signature_concrete()
+            return concrete._call_leaves(self._signature_inputs(args))
+        key = tuple(_key(a) for a in args)
+        if kwargs:
+            key += (tuple((k, _key(v)) for k, v in sorted(kwargs.items())),)
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._trace_new(key, args, kwargs)
+        return concrete._call_leaves(_array_leaves((args, kwargs)))
+
+    def _signature_concrete(self):
+        if self._signature_function is None:
+            self._signature_function = self._trace_new(None, tuple(self.input_signature), {})
+        return self._signature_function
+
+    def _signature_inputs(self, args):
+        specs = self.input_signature
+        if len(args) != len(specs):
+            raise TypeError(f"{self.__name__} takes {len(specs)} arguments (its input_signature), "
+                            f"got {len(args)}")
+        leaves = []
+        for arg, spec, name in zip(args, specs, self._arg_names(len(args))):
+            array = arg if type(arg) is np.ndarray else np.asarray(arg)
+            if array.dtype != spec.dtype:
+                if isinstance(arg, (bool, int, float, complex)):
+                    array = np.asarray(arg, spec.dtype)
+                else:
+                    raise TypeError(f"argument '{name}' of {self.__name__} has dtype "
+                                    f"{array.dtype.name}, its input_signature says {spec}")
+            if not spec.is_compatible_with(array):
+                raise TypeError(f"argument '{name}' of {self.__name__} has shape "
+                                f"{array.shape}, its input_signature says {spec}")
+            leaves.append(array)
+        return leaves
+
+    def _trace_new(self, key, args, kwargs):
+        fn = self._function_to_trace()
+        concrete = _trace(self.__name__, fn, args, kwargs, self._arg_names(len(args)))
+        self.trace_count += 1
+        if key is not None:
+            self._cache[key] = concrete
+            self._keys.append((args, key))
+            self._maybe_warn()
+        return concrete
+
+    def _maybe_warn(self):
+        if self._warned or self.trace_count - 1 <= RETRACE_WARNING_THRESHOLD:
+            return
+        self._warned = True
+        keys = [k for _, k in self._keys]
+        width = max(len(k) for k in keys)
+        changes = []
+        for pos in range(width):
+            column = [k[pos] if pos < len(k) else None for k in keys]
+            changes.append(sum(1 for a, b in zip(column, column[1:]) if a != b))
+        pos = max(range(width), key=lambda p: changes[p])
+        names = self._arg_names(width)
+        name = names[pos] if pos < len(names) else "keyword arguments"
+        seen = ", ".join(_describe_key(k[pos]) for k in keys if pos < len(k))
+        logger.warning(
+            "autograph.function %r has been retraced %d times; argument %r changed between "
+            "calls (%s). Each new Python value or array shape/dtype triggers a new trace: pass "
+            "numbers as numpy arrays, or give an input_signature with None dimensions.",
+            self.__name__, self.trace_count - 1, name, seen)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The traced graph for these arguments (traces if needed). Arguments
+        may be Specs."""
+        if self.input_signature is not None:
+            return self._signature_concrete()
+        key = tuple(_key(a) for a in args)
+        if kwargs:
+            key += (tuple((k, _key(v)) for k, v in sorted(kwargs.items())),)
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._trace_new(key, args, kwargs)
+        return concrete
+
+
+def function(func=None, *, input_signature=None, autograph=True):
+    """Decorator: compiles `func` into traced graphs (see TracedFunction).
+
+    `input_signature`: a list of Spec; one trace serves every matching input.
+    `autograph=False`: trace `func` without converting it first."""
+    if func is None:
+        return lambda f: TracedFunction(f, input_signature, autograph)
+    return TracedFunction(func, input_signature, autograph)

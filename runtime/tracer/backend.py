@@ -1,0 +1,183 @@
+"""The numpy tracer as a backend of the runtime operators."""
+
+import builtins
+import operator
+
+import numpy as np
+from autograph.runtime.backends import Backend
+from autograph.runtime.tracer import context, control_flow, numpy_api
+from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange
+
+__all__ = ["TracerBackend"]
+
+_NUMBERS = (bool, int, float, complex)
+
+
+def _check_assert(test, message):
+    if not test:
+        if message is None:
+            raise AssertionError
+        raise AssertionError(message)
+
+
+def _range_len(start, stop, step):
+    return len(range(int(start), int(stop), int(step)))
+
+
+def _is_sym(x):
+    return type(x) is SymbolicArray
+
+
+def _weakish(x):
+    return type(x) in _NUMBERS or (_is_sym(x) and x.weak)
+
+
+class TracerBackend(Backend):
+    """Stages control flow on `SymbolicArray` values into graph nodes."""
+
+    name = "autograph tracer"
+
+    def owns_type(self, cls):
+        return issubclass(cls, (SymbolicArray, SymbolicRange))
+
+    def cond(self, pred, true_fn, false_fn, operands, names):
+        return control_flow.cond(pred, true_fn, false_fn, operands, names)
+
+    def while_loop(self, test, body, state, names, opts):
+        return control_flow.while_loop(test, body, state, names, opts)
+
+    def for_loop(self, iterable, extra_test, body, state, names, opts):
+        return control_flow.for_loop(iterable, extra_test, body, state, names, opts)
+
+    def not_(self, value):
+        if value.weak or value.shape == ():
+            return numpy_api._weak_op(operator.not_, (value,)) if value.weak else \
+                np.logical_not(value)
+        return np.logical_not(value)
+
+    def and_(self, left, right_fn):
+        # `left and right`: right runs only when left holds.
+        return control_flow.cond(left, right_fn, lambda: left, (), ("<and expression>",))
+
+    def or_(self, left, right_fn):
+        return control_flow.cond(left, lambda: left, right_fn, (), ("<or expression>",))
+
+    def print_(self, *args, **kwargs):
+        context.emit("op", "print", builtins.print, args, kwargs, [], effect=True)
+
+    def assert_(self, test, msg_fn):
+        message = msg_fn() if msg_fn is not None else None
+        context.emit("op", "assert", _check_assert, (test, message), {}, [], effect=True)
+
+    def setitem(self, target, index, value):
+        return numpy_api.setitem(target, index, value)
+
+    def builtin(self, func):
+        return _BUILTINS.get(func)
+
+    def to_state(self, value, name):
+        if type(value) in _NUMBERS:
+            return context.constant(value)
+        return value
+
+
+def _len(obj):
+    if type(obj) is SymbolicRange:
+        return context.emit_call("len", _range_len, (obj.start, obj.stop, obj.step))
+    if _is_sym(obj) and obj.shape and obj.shape[0] is None:
+        return context.emit_call("len", builtins.len, (obj,))
+    return builtins.len(obj)
+
+
+def _range(*args):
+    if not any(_is_sym(a) for a in args):
+        return builtins.range(*args)
+    if len(args) == 1:
+        start, stop, step = 0, args[0], 1
+    elif len(args) == 2:
+        (start, stop), step = args, 1
+    elif len(args) == 3:
+        start, stop, step = args
+    else:
+        raise TypeError(f"range expected at most 3 arguments, got {len(args)}")
+    for a in (start, stop, step):
+        if _is_sym(a):
+            if a.shape != () or a.dtype.kind not in "iub":
+                raise TypeError(f"range() bounds must be integer scalars, got {a!r}")
+        elif type(a) is not int and type(a) is not bool:
+            operator.index(a)
+    if step == 0 if type(step) is int else False:
+        raise ValueError("range() arg 3 must not be zero")
+    return SymbolicRange(start, stop, step)
+
+
+def _minmax(pyfunc, better):
+    def impl(*args, **kwargs):
+        if kwargs or not args:
+            return pyfunc(*args, **kwargs)
+        if len(args) == 1:
+            x = args[0]
+            if not _is_sym(x):
+                return pyfunc(x)
+            if x.ndim != 1:
+                raise ValueError("The truth value of an array with more than one element is "
+                                 "ambiguous. Use a.any() or a.all()")
+            return (np.min if pyfunc is builtins.min else np.max)(x)
+        avals = {(a.shape, a.dtype, a.weak) if _is_sym(a) else type(a) for a in args}
+        if len(avals) == 1:
+            # Python's own min/max on the run-time values: exact semantics.
+            return context.emit_call(pyfunc.__name__, pyfunc, args)
+        result = args[0]
+        for a in args[1:]:
+            result = np.where(better(a, result), a, result)
+        return result
+    return impl
+
+
+def _sum(iterable, start=0):
+    if not _is_sym(iterable):
+        return builtins.sum(iterable, start)
+    if iterable.weak or not iterable.shape:
+        raise TypeError(f"'{type(iterable).__name__}' object is not iterable")
+    dtype = np.dtype(int) if iterable.dtype.kind == "b" else iterable.dtype
+    total = np.add.reduce(iterable, axis=0, dtype=dtype)
+    if type(start) is int and start == 0:
+        return total
+    return start + total
+
+
+def _to(pytype):
+    def impl(*args, **kwargs):
+        if len(args) == 1 and not kwargs and _is_sym(args[0]):
+            return numpy_api.to_python(pytype, args[0])
+        return pytype(*args, **kwargs)
+    return impl
+
+
+def _anyall(pyfunc, npfunc):
+    def impl(iterable):
+        if not _is_sym(iterable):
+            return pyfunc(iterable)
+        return numpy_api.to_python(bool, npfunc(iterable))
+    return impl
+
+
+_BUILTINS = {
+    builtins.len: _len,
+    builtins.range: _range,
+    builtins.abs: operator.abs,
+    builtins.min: _minmax(builtins.min, operator.lt),
+    builtins.max: _minmax(builtins.max, operator.gt),
+    builtins.sum: _sum,
+    builtins.int: _to(int),
+    builtins.float: _to(float),
+    builtins.bool: _to(bool),
+    builtins.complex: _to(complex),
+    builtins.any: _anyall(builtins.any, np.any),
+    # numpy converts these without __array_function__: the call hook must ask.
+    np.asarray: numpy_api.asarray_override(np.asarray),
+    np.array: numpy_api.asarray_override(np.array),
+    np.asanyarray: numpy_api.asarray_override(np.asanyarray),
+    np.ascontiguousarray: numpy_api.asarray_override(np.ascontiguousarray),
+    builtins.all: _anyall(builtins.all, np.all),
+}

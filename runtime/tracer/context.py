@@ -1,0 +1,218 @@
+"""The tracing state: which block new nodes go to, and how a node's result
+types are inferred (by running numpy on stand-in values, so shapes and dtypes
+follow numpy's own rules)."""
+
+import contextlib
+import warnings
+
+import numpy as np
+from autograph.runtime.errors import user_location
+from autograph.runtime.tracer import trees
+from autograph.runtime.tracer.errors import ScopeError, TracingError
+from autograph.runtime.tracer.graph import Node
+from autograph.runtime.tracer.symbolic import SymbolicArray
+
+__all__ = [
+    "active",
+    "block_scope",
+    "constant",
+    "current_block",
+    "emit",
+    "emit_call",
+    "infer",
+    "placeholder",
+    "pop_graph",
+    "push_graph",
+    "python_dummy",
+    "weak_dtype",
+]
+
+_stack = []
+
+
+def active():
+    """True while some graph is being traced."""
+    return bool(_stack)
+
+
+def current_block():
+    if not _stack:
+        raise TracingError(
+            f"symbolic arrays can only be used while a graph is being traced ({user_location()}); "
+            "use them inside an autograph.function or a `with autograph.Graph():` block")
+    return _stack[-1]
+
+
+def push_graph(graph):
+    graph.active = True
+    _stack.append(graph)
+
+
+def pop_graph(graph):
+    if not _stack or _stack[-1] is not graph:
+        raise TracingError("graphs must be exited in the reverse order they were entered")
+    _stack.pop()
+    graph.active = False
+
+
+@contextlib.contextmanager
+def block_scope(block):
+    """Traces into `block` (which must be nested in the current block)."""
+    was_active = block.active
+    block.active = True
+    _stack.append(block)
+    try:
+        yield block
+    finally:
+        _stack.pop()
+        block.active = was_active
+
+
+@contextlib.contextmanager
+def suspended():
+    """No graph is being traced inside (for eager evaluation)."""
+    saved = _stack[:]
+    del _stack[:]
+    try:
+        yield
+    finally:
+        _stack[:] = saved
+
+
+_WEAK_DTYPES = {bool: np.dtype(bool), int: np.dtype(int), float: np.dtype(float),
+                complex: np.dtype(complex)}
+_PY_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def weak_dtype(pytype):
+    """The dtype that stands for a Python scalar type (its numpy default)."""
+    return _WEAK_DTYPES[pytype]
+
+
+def python_dummy(dtype, fill):
+    """A Python scalar of the kind of `dtype` with value `fill`."""
+    return _PY_TYPES[dtype.kind](fill)
+
+
+def _check_scope(value):
+    block = value.node.block
+    if block is not None and not block.active:
+        raise ScopeError(
+            f"a symbolic value computed inside the {block.label} of a symbolic `if` or loop is "
+            f"used outside it ({user_location()}), for example after being stored in a Python "
+            "list or attribute; make it an output of the branch or loop instead (assign it to a "
+            "variable that is used after the statement)")
+
+
+def emit(kind, name, fn, args, kwargs, avals, effect=False, blocks=(), attrs=None, hints=None):
+    """Appends a node to the current block; returns its output values."""
+    block = current_block()
+    node = Node(kind, name, fn, args, kwargs, blocks, effect, attrs)
+    for v in node.inputs():
+        _check_scope(v)
+    node.block = block
+    for i, (shape, dtype, weak) in enumerate(avals):
+        hint = hints[i] if hints else None
+        node.outputs.append(SymbolicArray(node, i, shape, dtype, weak, hint))
+    block.nodes.append(node)
+    return node.outputs
+
+
+def emit_call(name, fn, args=(), kwargs=None, effect=False):
+    """Emits `fn(*args, **kwargs)` with result types inferred by `infer`.
+    Returns a value, or a tuple/list of values when `fn` returns one."""
+    kwargs = kwargs or {}
+    avals, multi = infer(fn, args, kwargs)
+    outs = emit("op", name, fn, args, kwargs, avals, effect=effect,
+                attrs={"multi": multi} if multi else None)
+    if multi:
+        return multi(outs)
+    return outs[0]
+
+
+def _aval_of(result):
+    if isinstance(result, (np.ndarray, np.generic)):
+        return (result.shape, result.dtype, False)
+    t = type(result)
+    if t in _WEAK_DTYPES:
+        return ((), _WEAK_DTYPES[t], True)
+    raise TracingError(f"cannot stage a computation that returns {t.__name__}")
+
+
+def _dummy_maker(stand_in, fill):
+    def dummy(leaf):
+        if type(leaf) is not SymbolicArray:
+            return leaf
+        if leaf.weak:
+            return python_dummy(leaf.dtype, fill)
+        shape = tuple(stand_in if d is None else d for d in leaf.shape)
+        base = np.full((), fill, leaf.dtype)
+        size = int(np.prod(shape)) if shape else 1
+        if size <= 4096:
+            return np.full(shape, base)
+        return np.broadcast_to(base, shape)
+    return dummy
+
+
+def _run(fn, args, kwargs, stand_in, fill):
+    dummy = _dummy_maker(stand_in, fill)
+    a = trees.map_leaves(dummy, args)
+    k = trees.map_leaves(dummy, kwargs)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*a, **k)
+
+
+def _avals(result):
+    if type(result) in (tuple, list):
+        return [_aval_of(r) for r in result], type(result)
+    return [_aval_of(result)], None
+
+
+def infer(fn, args, kwargs):
+    """Result types of `fn(*args, **kwargs)`: ([(shape, dtype, weak)], multi)
+    where multi is tuple/list when fn returns several arrays.
+
+    Runs `fn` on stand-ins twice (unknown dimensions as 2 then 3, array
+    contents 0 then 1); dimensions that differ between the runs are unknown
+    (None): they depend on unknown input dimensions or on the data."""
+    first = _run(fn, args, kwargs, 2, 0)
+    avals, multi = _avals(first)
+    try:
+        second = _run(fn, args, kwargs, 3, 1)
+    except Exception:
+        try:
+            second = _run(fn, args, kwargs, 3, 0)
+        except Exception:
+            return avals, multi
+    avals2, _ = _avals(second)
+    if len(avals2) != len(avals):
+        raise TracingError(f"the number of results of {getattr(fn, '__name__', fn)} depends on the data")
+    merged = []
+    for (s1, d1, w1), (s2, d2, w2) in zip(avals, avals2):
+        if len(s1) != len(s2):
+            raise TracingError(f"the rank of the result of {getattr(fn, '__name__', fn)} depends on the data")
+        merged.append((tuple(a if a == b else None for a, b in zip(s1, s2)), d1, w1))
+    return merged, multi
+
+
+def placeholder(graph, shape, dtype, name=None):
+    """A new input of `graph`."""
+    shape = tuple(None if d is None else int(d) for d in shape)
+    node = Node("placeholder", "placeholder")
+    node.block = graph
+    value = SymbolicArray(node, 0, shape, np.dtype(dtype), False, name)
+    node.outputs.append(value)
+    graph.params.append(value)
+    return value
+
+
+def constant(value, dtype=None):
+    """A constant node in the current block: a numpy array (strong) or a
+    Python scalar (weak)."""
+    if type(value) in _WEAK_DTYPES and dtype is None:
+        aval = ((), _WEAK_DTYPES[type(value)], True)
+    else:
+        value = np.asarray(value, dtype)
+        aval = (value.shape, value.dtype, False)
+    return emit("const", "constant", None, (), {}, [aval], attrs={"value": value})[0]

@@ -1,0 +1,249 @@
+"""The symbolic array: a value in a graph being traced, with a static shape
+(None for an unknown dimension) and dtype.
+
+A *weak* symbolic value stands for a Python scalar (a `range` counter, a
+Python number that became loop state, `int(x)`): at run time it is a Python
+int/float/bool, so numpy's promotion rules (NEP 50) treat it exactly as they
+treat the Python number in eager code.
+"""
+
+import operator
+
+import numpy as np
+from autograph.runtime.errors import user_location
+from autograph.runtime.tracer.errors import SymbolicBoolError, TracingError
+
+__all__ = ["SymbolicArray", "SymbolicRange"]
+
+
+def _api():
+    from autograph.runtime.tracer import numpy_api
+    return numpy_api
+
+
+def _binary(ufunc, pyop):
+    def method(self, other):
+        return _api().binary(ufunc, pyop, self, other)
+
+    def rmethod(self, other):
+        return _api().binary(ufunc, pyop, other, self)
+
+    return method, rmethod
+
+
+def _unary(ufunc, pyop):
+    def method(self):
+        return _api().unary(ufunc, pyop, self)
+    return method
+
+
+def _method(func_name):
+    def method(self, *args, **kwargs):
+        return getattr(np, func_name)(self, *args, **kwargs)
+    method.__name__ = func_name
+    return method
+
+
+class SymbolicArray:
+    """A traced value. Behaves like a numpy array of `shape` and `dtype`."""
+
+    __slots__ = ("__weakref__", "dtype", "index", "name", "node", "shape", "weak")
+
+    def __init__(self, node, index, shape, dtype, weak=False, name=None):
+        self.node = node
+        self.index = index
+        self.shape = shape
+        self.dtype = dtype
+        self.weak = weak
+        self.name = name
+
+    __hash__ = object.__hash__
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        if None in self.shape:
+            return None
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def T(self):
+        return np.transpose(self)
+
+    def __repr__(self):
+        from autograph.runtime.tracer.graph import format_type
+        return f"<symbolic {format_type(self)} from {self.node.name}>"
+
+    # numpy's protocols.
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _api().array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _api().array_function(func, types, args, kwargs)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TracingError(
+            f"a symbolic array has no concrete value while tracing ({user_location()}); "
+            "numpy tried to convert it to a concrete array. Use numpy functions on it directly "
+            "(lists of symbolic arrays: np.stack), or wrap the computation in "
+            "autograph.py_function(fn, args, result_spec) to run it on concrete values")
+
+    # Python's operators.
+
+    __add__, __radd__ = _binary(np.add, operator.add)
+    __sub__, __rsub__ = _binary(np.subtract, operator.sub)
+    __mul__, __rmul__ = _binary(np.multiply, operator.mul)
+    __truediv__, __rtruediv__ = _binary(np.true_divide, operator.truediv)
+    __floordiv__, __rfloordiv__ = _binary(np.floor_divide, operator.floordiv)
+    __mod__, __rmod__ = _binary(np.remainder, operator.mod)
+    __pow__, __rpow__ = _binary(np.power, operator.pow)
+    __matmul__, __rmatmul__ = _binary(np.matmul, operator.matmul)
+    __and__, __rand__ = _binary(np.bitwise_and, operator.and_)
+    __or__, __ror__ = _binary(np.bitwise_or, operator.or_)
+    __xor__, __rxor__ = _binary(np.bitwise_xor, operator.xor)
+    __lshift__, __rlshift__ = _binary(np.left_shift, operator.lshift)
+    __rshift__, __rrshift__ = _binary(np.right_shift, operator.rshift)
+    __divmod__, __rdivmod__ = _binary(np.divmod, divmod)
+    __lt__, _ = _binary(np.less, operator.lt)
+    __le__, _ = _binary(np.less_equal, operator.le)
+    __gt__, _ = _binary(np.greater, operator.gt)
+    __ge__, _ = _binary(np.greater_equal, operator.ge)
+    __eq__, _ = _binary(np.equal, operator.eq)
+    __ne__, _ = _binary(np.not_equal, operator.ne)
+    __neg__ = _unary(np.negative, operator.neg)
+    __pos__ = _unary(np.positive, operator.pos)
+    __invert__ = _unary(np.invert, operator.invert)
+    __abs__ = _unary(np.absolute, operator.abs)
+
+    # Values that Python needs concretely.
+
+    def _no_concrete(self, what):
+        raise SymbolicBoolError(
+            f"{what} of a symbolic array ({self!r}) is not known while tracing "
+            f"({user_location(3)}): Python control flow (`if`, `while`, `for`, `and`, `or`, "
+            "`not`, `assert`) on a symbolic value needs the function to be converted. Convert it "
+            "with autograph (use autograph.function, or autograph.to_graph) so that the "
+            "statement becomes a graph operation")
+
+    def __bool__(self):
+        self._no_concrete("the truth value")
+
+    def __index__(self):
+        self._no_concrete("the integer value")
+
+    def __int__(self):
+        self._no_concrete("int()")
+
+    def __float__(self):
+        self._no_concrete("float()")
+
+    def __complex__(self):
+        self._no_concrete("complex()")
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        if self.shape[0] is None:
+            raise TracingError(
+                f"len() of a symbolic array whose leading dimension is unknown ({user_location()})")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.weak or not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        if self.shape[0] is None:
+            raise TracingError(
+                f"cannot iterate in Python over a symbolic array whose leading dimension is "
+                f"unknown ({user_location()}); convert the function with autograph so that the "
+                "`for` loop becomes a graph loop")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __getitem__(self, index):
+        return _api().getitem(self, index)
+
+    def __setitem__(self, index, value):
+        raise TracingError(
+            f"symbolic arrays are immutable ({user_location()}): in converted code `x[i] = v` "
+            "becomes a functional update; convert the function with autograph (autograph.function "
+            "or autograph.to_graph)")
+
+    # Array methods.
+
+    def astype(self, dtype, copy=True):
+        return _api().astype(self, dtype)
+
+    def item(self):
+        return _api().item(self)
+
+    def copy(self):
+        return np.copy(self)
+
+    def reshape(self, *shape, **kwargs):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return np.reshape(self, shape, **kwargs)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = axes[0]
+        return np.transpose(self, axes or None)
+
+    def flatten(self):
+        return np.reshape(self, -1)
+
+    sum = _method("sum")
+    mean = _method("mean")
+    max = _method("max")
+    min = _method("min")
+    prod = _method("prod")
+    any = _method("any")
+    all = _method("all")
+    argmax = _method("argmax")
+    argmin = _method("argmin")
+    cumsum = _method("cumsum")
+    cumprod = _method("cumprod")
+    clip = _method("clip")
+    dot = _method("dot")
+    ravel = _method("ravel")
+    squeeze = _method("squeeze")
+    std = _method("std")
+    var = _method("var")
+    round = _method("round")
+    swapaxes = _method("swapaxes")
+    sort = None  # in-place in numpy; use np.sort(x)
+    nonzero = _method("nonzero")
+    diagonal = _method("diagonal")
+    trace = _method("trace")
+    repeat = _method("repeat")
+    take = _method("take")
+
+
+del SymbolicArray.sort
+
+
+class SymbolicRange:
+    """`range(start, stop, step)` where some bound is symbolic: the iterable a
+    converted `for` loop turns into a graph loop."""
+
+    __slots__ = ("start", "step", "stop")
+
+    def __init__(self, start, stop, step):
+        self.start = start
+        self.stop = stop
+        self.step = step
+
+    def __repr__(self):
+        return f"range({self.start!r}, {self.stop!r}, {self.step!r})"
+
+    def __iter__(self):
+        raise TracingError(
+            f"cannot iterate in Python over a range with a symbolic bound ({user_location()}); "
+            "convert the function with autograph so that the `for` loop becomes a graph loop")

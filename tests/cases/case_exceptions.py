@@ -1,0 +1,230 @@
+"""try/except/else/finally and with statements."""
+
+from tests.cases import case, log
+
+
+class CM:
+    def __init__(self, name, suppress=False):
+        self.name = name
+        self.suppress = suppress
+
+    def __enter__(self):
+        log("enter", self.name)
+        return self.name
+
+    def __exit__(self, typ, val, tb):
+        log("exit", self.name, typ.__name__ if typ else None, str(val) if val else None)
+        return self.suppress
+
+
+@case((0,), (1,), (2,))
+def try_except_else_finally(n):
+    try:
+        log("try")
+        if n == 1:
+            raise ValueError("one")
+        if n == 2:
+            raise KeyError("two")
+    except ValueError as e:
+        log("except", str(e))
+        r = "value"
+    except KeyError:
+        r = "key"
+    else:
+        r = "else"
+    finally:
+        log("finally")
+    return r
+
+
+@case((0,), (1,))
+def try_except_var_deleted(n):
+    try:
+        if n:
+            raise ValueError("v")
+    except ValueError as e:
+        pass
+    return e
+
+
+@case((0,), (1,))
+def try_in_loop_with_continue(n):
+    out = []
+    for i in range(4):
+        try:
+            if i % 2 == n:
+                raise ZeroDivisionError(i)
+            out.append(i)
+        except ZeroDivisionError:
+            continue
+    return out
+
+
+@case((3,),)
+def exception_from_nested_call_in_loop(n):
+    def risky(i):
+        if i == 2:
+            return 1 // 0
+        return i
+
+    total = 0
+    for i in range(n):
+        total += risky(i)
+    return total
+
+
+@case((1,), (0,))
+def reraise(n):
+    try:
+        try:
+            if n:
+                raise ValueError("inner")
+        except ValueError:
+            log("handling")
+            raise
+    except ValueError as e:
+        return "outer caught " + str(e)
+    return "nothing"
+
+
+@case((1,), (0,))
+def raise_from(n):
+    try:
+        if n:
+            raise KeyError("k")
+    except KeyError as e:
+        raise RuntimeError("wrapped") from e
+    return "ok"
+
+
+@case((1,), (0,))
+def with_basic(n):
+    with CM("a") as name:
+        log("body", name)
+        if n:
+            r = 1
+        else:
+            r = 2
+    return r
+
+
+@case((1,), (0,))
+def with_suppressing(n):
+    with CM("s", suppress=True):
+        if n:
+            raise ValueError("suppressed")
+        r = "no error"
+    return r
+
+
+@case((1,), (0,))
+def with_not_suppressing(n):
+    with CM("ns"):
+        if n:
+            raise ValueError("propagated")
+    return "ok"
+
+
+@case((1,), (0,))
+def with_multiple_items(n):
+    with CM("a") as a, CM("b", suppress=bool(n)) as b:
+        log(a, b)
+        raise KeyError("inner")
+    return "after"
+
+
+@case((2,),)
+def with_in_loop_suppress_continue(n):
+    out = []
+    for i in range(n + 2):
+        with CM(i, suppress=True):
+            if i == 1:
+                raise ValueError(i)
+            out.append(i)
+    return out
+
+
+@case((1,), (0,))
+def exception_in_condition(n):
+    d = {}
+    if n and d["missing"]:
+        return "never"
+    return "fine"
+
+
+@case((1,), (0,))
+def exception_in_loop_test(n):
+    items = [1, 2]
+    i = 0
+    while items[i] > 0:
+        i += 1
+        if not n and i == 1:
+            break
+    return i
+
+
+@case((0,), (1,), (2,))
+def try_finally_return_value_modified(n):
+    x = [n]
+    try:
+        return x
+    finally:
+        x.append("finally")
+
+
+@case((3,),)
+def exception_group_not_involved_custom(n):
+    class MyError(Exception):
+        pass
+
+    for i in range(n):
+        try:
+            if i == 1:
+                raise MyError("custom %d" % i)
+        except MyError as e:
+            log("caught", str(e))
+    raise MyError("final")
+
+
+@case((1,), (0,))
+def try_except_star_free_nested_if(n):
+    try:
+        if n:
+            v = 1 / 0
+        else:
+            v = 1
+    except ZeroDivisionError:
+        v = "inf"
+    return v
+
+
+@case((1,), (0,))
+def unbound_in_except_handler(n):
+    try:
+        if n:
+            raise ValueError()
+        y = 1
+    except ValueError:
+        pass
+    return y
+
+
+@case((4,),)
+def with_contextlib(n):
+    import contextlib
+
+    @contextlib.contextmanager
+    def managed(tag):
+        log("enter", tag)
+        try:
+            yield tag * 2
+        finally:
+            log("exit", tag)
+
+    total = 0
+    for i in range(n):
+        with managed(i) as v:
+            if i == 2:
+                continue
+            total += v
+    return total

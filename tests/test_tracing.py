@@ -1,0 +1,244 @@
+"""autograph.tracing: function, Spec, Graph, py_function."""
+
+import logging
+
+import numpy as np
+import pytest
+from autograph.runtime.tracer.errors import SymbolicBoolError
+
+import autograph
+from autograph.tracing import Graph, Spec, function, py_function
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def weighted(x, n):
+    s = np.zeros_like(x)
+    for i in range(n):
+        if i % 3 == 0:
+            continue
+        s = s + x * i
+    return s
+
+
+def clipped_norm(x, limit):
+    norm = np.sqrt(np.sum(x * x))
+    if norm > limit:
+        x = x * (limit / norm)
+    return x
+
+
+# Through the transpiler (autograph.to_graph).
+
+@pytest.mark.parametrize("n", [1, 7, 27])
+def test_collatz(n):
+    f = function(collatz)
+    assert f(np.int64(n)) == collatz(n)
+    assert f.trace_count == 1
+
+
+@pytest.mark.parametrize("n", [0, 4, 9])
+def test_for_range_with_continue(n):
+    f = function(weighted)
+    x = np.arange(3, dtype=np.float32)
+    got = f(x, np.int64(n))
+    expected = weighted(x, n)
+    assert got.dtype == expected.dtype == np.float32
+    np.testing.assert_array_equal(got, expected)
+    assert f.get_concrete_function(x, np.int64(n)).graph.count_nodes("while") == 1
+
+
+@pytest.mark.parametrize("limit", [0.5, 100.0])
+def test_symbolic_if(limit):
+    f = function(clipped_norm)
+    x = np.array([3.0, 4.0])
+    np.testing.assert_allclose(f(x, np.float64(limit)), clipped_norm(x, limit))
+    assert f.get_concrete_function(x, np.float64(limit)).graph.count_nodes("cond") == 1
+
+
+def test_decorator_forms_and_attributes():
+    @function
+    def f(x):
+        return x + 1
+
+    @function(autograph=False)
+    def g(x):
+        return x + 1
+
+    assert f.python_function.__name__ == "f" and g.python_function.__name__ == "g"
+    assert f(np.float64(1)) == 2.0 and g(np.float64(1)) == 2.0
+
+
+# Caching and retracing.
+
+def test_cache_by_shape_and_dtype_and_python_value():
+    calls = []
+
+    @function(autograph=False)
+    def f(x, k):
+        calls.append(1)  # a Python side effect: trace time only
+        return x * k
+
+    f(np.ones(3), 2)
+    f(np.zeros(3), 2)
+    assert f.trace_count == 1 and len(calls) == 1
+    f(np.ones(4), 2)
+    f(np.ones(3, np.float32), 2)
+    f(np.ones(3), 3)
+    assert f.trace_count == 4 and len(calls) == 4
+    np.testing.assert_array_equal(f(np.ones(3), 3), [3, 3, 3])
+    assert f.trace_count == 4
+
+
+def test_retrace_warning_names_the_changing_argument(caplog):
+    @function(autograph=False)
+    def f(x, k):
+        return x * k
+
+    with caplog.at_level(logging.WARNING, logger="autograph"):
+        for k in range(6):
+            f(np.ones(2), k)
+        assert caplog.records == []
+        f(np.ones(2), 6)
+    assert f.trace_count == 7
+    [record] = caplog.records
+    assert record.name == "autograph"
+    assert record.getMessage() == (
+        "autograph.function 'f' has been retraced 6 times; argument 'k' changed between calls "
+        "(0, 1, 2, 3, 4, 5, 6). Each new Python value or array shape/dtype triggers a new trace: "
+        "pass numbers as numpy arrays, or give an input_signature with None dimensions.")
+
+
+def test_input_signature_single_trace():
+    @function(input_signature=[Spec((None,), "float64"), Spec((), "int64")], autograph=False)
+    def f(x, k):
+        return np.sum(x) * k
+
+    assert f(np.ones(3), 2) == 6.0
+    assert f(np.ones(10), np.int64(3)) == 30.0
+    assert f.trace_count == 1
+    with pytest.raises(TypeError, match=r"argument 'x' of f has dtype float32, its "
+                       r"input_signature says Spec\(\(None,\), 'float64'\)"):
+        f(np.ones(3, np.float32), 2)
+    with pytest.raises(TypeError, match=r"argument 'x' of f has shape \(2, 2\)"):
+        f(np.ones((2, 2)), 2)
+
+
+def test_autograph_false_symbolic_if_raises_clear_error():
+    f = function(clipped_norm, autograph=False)
+    with pytest.raises(SymbolicBoolError, match=r"Convert it with autograph \(use "
+                       r"autograph.function, or autograph.to_graph\)"):
+        f(np.ones(2), np.float64(1.0))
+
+
+def test_print_of_symbolic_runs_every_call_python_print_once(capsys):
+    def f(x):
+        print("tracing")
+        print("x =", x)
+        return x
+
+    g = function(f)
+    g(np.float64(1.0))
+    g(np.float64(2.0))
+    # The converted print of a symbolic value is an op; the other one runs at trace time...
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["tracing", "x = 1.0", "x = 2.0"]
+
+
+def test_nested_function_is_inlined():
+    inner = function(lambda x: x * 2, autograph=False)
+
+    @function(autograph=False)
+    def outer(x):
+        return inner(x) + 1
+
+    assert outer(np.float64(3)) == 7.0
+    assert inner.trace_count == 0
+    assert [n.name for n in outer.get_concrete_function(np.float64(3)).graph.walk()] == [
+        "multiply", "add"]
+
+
+def test_get_concrete_function():
+    f = function(lambda x: np.sin(x), autograph=False)
+    c = f.get_concrete_function(np.zeros(2))
+    assert f.trace_count == 1
+    np.testing.assert_allclose(c(np.ones(2)), np.sin(np.ones(2)))
+    assert str(c) == "graph <lambda>(%x: float64[2]):\n  %0 = sin(%x) : float64[2]\n  return %0"
+    assert c.to_dot().startswith('digraph "<lambda>"')
+    assert f.get_concrete_function(np.zeros(2)) is c
+
+
+def test_structured_outputs():
+    @function(autograph=False)
+    def f(x):
+        return {"a": x + 1, "b": (x, 3, None)}
+
+    out = f(np.float64(1))
+    assert out == {"a": 2.0, "b": (1.0, 3, None)}
+
+
+# py_function
+
+def test_py_function_runs_python_at_graph_run():
+    seen = []
+
+    def host(v):
+        seen.append(float(v))
+        return np.linalg.eigvalsh(np.diag([v, 2 * v]))
+
+    @function(autograph=False)
+    def f(x):
+        return py_function(host, [x], Spec((2,), "float64")) + 1
+
+    np.testing.assert_allclose(f(np.float64(1.0)), [2.0, 3.0])
+    np.testing.assert_allclose(f(np.float64(2.0)), [3.0, 5.0])
+    assert seen == [1.0, 2.0]
+    assert f.trace_count == 1
+
+
+def test_py_function_result_is_checked():
+    @function(autograph=False)
+    def f(x):
+        return py_function(lambda v: np.ones(3), [x], Spec((2,), "float64"))
+
+    with pytest.raises(ValueError, match=r"returned an array of shape \(3,\), its result_spec is "
+                       r"Spec\(\(2,\), 'float64'\)"):
+        f(np.float64(1.0))
+
+
+def test_py_function_outside_trace_is_a_call():
+    assert py_function(lambda a, b: a + b, [1, 2], Spec((), "int64")) == 3
+
+
+# Explicit graphs (TF1 flow).
+
+def test_explicit_graph_with_converted_function():
+    converted = autograph.to_graph(collatz)
+    with Graph() as g:
+        x = g.placeholder((), "int64")
+        y = converted(x)
+    assert g.run(y, {x: 27}) == 111
+    assert g.run(y, {x: 6}) == 8
+
+
+def test_explicit_graph_float_example():
+    def f(x):
+        if x > 4.0:
+            x = np.sqrt(x)
+        return x
+
+    converted = autograph.to_graph(f)
+    with Graph() as g:
+        x = g.placeholder((), "float64")
+        y = converted(x)
+    assert g.run(y, {x: 9.0}) == 3.0
+    assert g.run(y, {x: 2.0}) == 2.0

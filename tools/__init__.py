@@ -1,0 +1,1 @@
+"""Developer tools: random program generator and differential fuzzer."""
