@@ -96,6 +96,12 @@ class Backend:
         with this backend's values, or None to call the builtin itself."""
         return None
 
+    def intercepts(self):
+        """Callables other than the overridden builtins whose calls from
+        converted code this backend wants to see (through `builtin`), for
+        example `numpy.asarray`, which numpy runs without asking the value."""
+        return ()
+
     def to_state(self, value, name):
         """Converts a Python value that becomes state of a symbolic branch or
         loop into this backend's value (for example a float into a scalar)."""
@@ -116,6 +122,8 @@ def register_backend(backend):
         raise TypeError(f"register_backend expects a Backend instance, got {backend!r}")
     _backends.insert(0, backend)
     _reset_cache()
+    from autograph.runtime.calls import intercept
+    intercept(backend.intercepts())
     return backend
 
 

@@ -15,7 +15,7 @@ import types
 
 from autograph.runtime.backends import backend_of_any
 
-__all__ = ["call", "call_builtins", "set_converter", "OVERRIDDEN_BUILTINS"]
+__all__ = ["call", "call_builtins", "set_converter", "intercept", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
     return f
@@ -52,6 +52,16 @@ OVERRIDDEN_BUILTINS = (
 )
 
 _OVERRIDES = {getattr(builtins, name): _override(getattr(builtins, name)) for name in OVERRIDDEN_BUILTINS}
+
+
+
+def intercept(functions):
+    """Routes calls of `functions` from converted code through the same
+    dispatch as the overridden builtins."""
+    for function in functions:
+        if function not in _OVERRIDES:
+            _OVERRIDES[function] = _override(function)
+
 
 _FunctionType = types.FunctionType
 

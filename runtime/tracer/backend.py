@@ -75,6 +75,9 @@ class TracerBackend(Backend):
     def builtin(self, func):
         return _BUILTINS.get(func)
 
+    def intercepts(self):
+        return (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+
     def to_state(self, value, name):
         if type(value) in _NUMBERS:
             return context.constant(value)
