@@ -10,6 +10,7 @@ from autograph import conversion, logs
 from autograph.errors import ConversionError
 
 import autograph.runtime as runtime
+import autograph.runtime.calls as runtime_calls
 
 __all__ = ["to_graph", "to_code", "convert", "do_not_convert", "set_loop_options"]
 
@@ -137,29 +138,26 @@ def _is_library(f):
 
 
 def _converted_callee(f):
-    """What the runtime's call hook calls instead of `f` (recursive mode)."""
+    """What the runtime's call hook calls instead of `f` (recursive mode):
+    the converted function, or `f` itself. For plain functions the answer is
+    remembered on `f`, so the hook finds it at once next time."""
     if type(f) is types.FunctionType:
         result = conversion.cached(f, True)
         if result is not None:
             return result
-        if (conversion.is_generated(f.__code__) or getattr(f, _DO_NOT_CONVERT, False)
-                or _is_library(f) or f in _unconvertible):
-            return f
-        try:
-            return conversion.converted(f, True)
-        except ConversionError as error:
-            _unconvertible.add(f)
-            logs.log(1, "calling %s unconverted: %s", _describe(f), error)
-            return f
-        except TypeError:
-            return f
+        result = f
+        if not (conversion.is_generated(f.__code__) or getattr(f, _DO_NOT_CONVERT, False) or _is_library(f)):
+            try:
+                return conversion.converted(f, True)
+            except ConversionError as error:
+                logs.log(1, "calling %s unconverted: %s", _describe(f), error)
+        runtime_calls.remember(f, result)
+        return result
     function, rebuild = _function_of(f)
     if function is None or isinstance(f, type):
         return f
     converted = _converted_callee(function)
     return f if converted is function else rebuild(converted)
 
-
-_unconvertible = weakref.WeakSet()
 
 runtime.set_converter(_converted_callee)

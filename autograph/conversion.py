@@ -28,11 +28,12 @@ from autograph import analysis, logs, parsing, templates
 from autograph.errors import ConversionError
 from autograph.naming import Namer
 from autograph.converters import (
-    asserts, break_statements, call_trees, conditional_expressions, continue_statements,
+    asserts, break_statements, fast_paths, call_trees, conditional_expressions, continue_statements,
     control_flow, directives, item_updates, logical_expressions, return_statements,
 )
 
 import autograph.runtime as runtime
+import autograph.runtime.calls as runtime_calls
 
 __all__ = ["convert_function", "converted_source", "is_generated", "clear_cache", "Context"]
 
@@ -96,7 +97,6 @@ _lock = threading.RLock()
 _by_code = (weakref.WeakKeyDictionary(), weakref.WeakKeyDictionary())  # [recursive]
 _generated = weakref.WeakSet()
 _counter = itertools.count(1)
-_epoch = [0]
 
 
 def clear_cache():
@@ -104,7 +104,7 @@ def clear_cache():
     with _lock:
         for cache in _by_code:
             cache.clear()
-        _epoch[0] += 1
+        runtime_calls.forget_all()
 
 
 def is_generated(code):
@@ -249,7 +249,7 @@ def _compile(node, f, filename, ag):
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
     _register(inner)
-    return inner, tree.body[0].body[-1]
+    return inner
 
 
 def _register(code):
@@ -280,7 +280,9 @@ def _artifact(f, recursive):
         ctx = Context(namer, ag, f.__globals__, recursive, filename)
         node = convert_tree(node, ctx)
         _fill_empty_blocks(node)
-        new_code, tree = _compile(node, f, filename, ag)
+        readable = gast.gast_to_ast(node)
+        new_code = _compile(fast_paths.transform(node, ctx), f, filename, ag)
+        tree = readable
         key = f"autograph-generated:{f.__qualname__}#{next(_counter)}"
         artifact = _Artifact(new_code, tree, key)
         linecache.cache[key] = (_lazy_lines(weakref.ref(artifact)),)
@@ -321,27 +323,30 @@ def convert_function(f, recursive=True):
     return converted
 
 
-_CACHE_ATTRIBUTES = ("__autograph_nonrecursive__", "__autograph_converted__")
+_NONRECURSIVE_KEY = "__autograph_nonrecursive__"
 
 
 def cached(f, recursive=True):
-    """The cached conversion of `f`, or None."""
-    entry = f.__dict__.get(_CACHE_ATTRIBUTES[bool(recursive)])
-    # A wrapper made by functools.wraps copies the __dict__ of the function
-    # it wraps: the entry counts only for the function that made it.
-    if entry is not None and entry[0]() is f and entry[2] == _epoch[0]:
+    """The cached conversion of `f`, or None. The cache lives on the
+    function itself (see runtime.calls), so it dies with it: a global cache
+    would keep the function alive through the converted function's globals."""
+    if recursive:
+        return runtime_calls.recall(f)
+    entry = f.__dict__.get(_NONRECURSIVE_KEY)
+    if entry is not None and entry[0] is f.__code__ and entry[2] == runtime_calls._epoch:
         return entry[1]
     return None
 
 
 def converted(f, recursive=True):
-    """`convert_function` with a per-function cache. The cache lives on the
-    function itself, so it dies with it (a global cache would keep the
-    function alive through the converted function's globals)."""
+    """`convert_function` with the per-function cache."""
     result = cached(f, recursive)
     if result is None:
         result = convert_function(f, recursive)
-        result.__dict__.pop(_CACHE_ATTRIBUTES[0], None)
-        result.__dict__.pop(_CACHE_ATTRIBUTES[1], None)
-        f.__dict__[_CACHE_ATTRIBUTES[bool(recursive)]] = (weakref.ref(f), result, _epoch[0])
+        result.__dict__.pop(runtime_calls.CACHE_KEY, None)
+        result.__dict__.pop(_NONRECURSIVE_KEY, None)
+        if recursive:
+            runtime_calls.remember(f, result)
+        else:
+            f.__dict__[_NONRECURSIVE_KEY] = (f.__code__, result, runtime_calls._epoch)
     return result

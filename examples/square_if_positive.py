@@ -1,8 +1,10 @@
 """The first thing to read: convert a function, look at its generated code,
-run it.
+run it as Python, then run it traced into a graph (autograph.function).
 
     python examples/square_if_positive.py
 """
+
+import numpy as np
 
 import autograph
 
@@ -32,7 +34,15 @@ def main():
         print(autograph.to_code(function))
         converted = autograph.to_graph(function)
         print(f"# eager: {function.__name__}({argument}) = {function(argument)}; "
-              f"converted: {converted(argument)}\n")
+              f"converted: {converted(argument)}")
+        # Traced: a numpy argument becomes a symbolic placeholder, so `if` and
+        # `while` on it become graph nodes (cond, while_loop); later calls with
+        # the same dtype and shape run the cached graph.
+        traced = autograph.function(function)
+        array = np.asarray(argument)
+        print(f"# traced: autograph.function({function.__name__})(np.asarray({argument})) = "
+              f"{traced(array)}; its graph:")
+        print(traced.get_concrete_function(array), end="\n\n")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from autograph.runtime.backends import Backend, backend_of, register_backend, un
 from autograph.runtime.calls import OVERRIDDEN_BUILTINS, call, call_builtins, set_converter
 from autograph.runtime.errors import AutographError, user_location
 from autograph.runtime.operators import (
-    and_, assert_stmt, for_stmt, iadd, iand, ifloordiv, if_exp, if_stmt, ilshift, imatmul, imod,
+    and_, assert_stmt, for_stmt, is_python, iterate, iadd, iand, ifloordiv, if_exp, if_stmt, ilshift, imatmul, imod,
     imul, ior, ipow, irshift, isub, itruediv, ixor, not_, or_, setitem, while_stmt,
 )
 from autograph.runtime.undefined import Undefined, ld
@@ -19,7 +19,7 @@ __all__ = [
     "Backend", "backend_of", "register_backend", "unregister_backend",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "set_converter",
     "AutographError", "user_location",
-    "and_", "assert_stmt", "for_stmt", "if_exp", "if_stmt", "not_", "or_", "setitem", "while_stmt",
+    "and_", "assert_stmt", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_", "setitem", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
     "isub", "itruediv", "ixor", "Undefined", "ld",
 ]

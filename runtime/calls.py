@@ -13,9 +13,10 @@ so evaluation order and argument passing are Python's. `converted(f)` is:
 import builtins
 import types
 
-from autograph.runtime.backends import backend_of_any
+from autograph.runtime.backends import backend_of, backend_of_any
 
-__all__ = ["call", "call_builtins", "set_converter", "intercept", "OVERRIDDEN_BUILTINS"]
+__all__ = ["call", "call_builtins", "set_converter", "intercept", "remember", "recall", "forget_all",
+           "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
     return f
@@ -31,18 +32,57 @@ def set_converter(converter):
     _converter = converter
 
 
+# Per-function cache of the call hook. The converter stores
+# (f.__code__, result, epoch) on f under CACHE_KEY: it lives and dies with f,
+# and the code check ignores entries that functools.wraps copied from
+# another function. `forget_all` bumps the epoch.
+CACHE_KEY = "__autograph_converted__"
+_epoch = 0
+
+
+def remember(f, result):
+    """Caches `result` as what calls of the plain function `f` run."""
+    f.__dict__[CACHE_KEY] = (f.__code__, result, _epoch)
+
+
+def recall(f):
+    """The cached result for the plain function `f`, or None."""
+    entry = f.__dict__.get(CACHE_KEY)
+    if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
+        return entry[1]
+    return None
+
+
+def forget_all():
+    global _epoch
+    _epoch += 1
+
+
+_REDUCERS = frozenset({"sum", "min", "max", "any", "all"})
+
+
 def _override(func):
+    """`func` for Python values; the first backend's version when an
+    argument (or, for reducers, an element of a list or tuple argument) is
+    one of its values."""
+    name = getattr(func, "__name__", "")
+    scan = name in _REDUCERS and getattr(func, "__module__", None) == "builtins"
+
     def override(*args, **kwargs):
-        backend = backend_of_any(args)
-        if backend is not None:
-            impl = backend.print_ if func is builtins.print else backend.builtin(func)
-            if impl is not None:
-                return impl(*args, **kwargs)
+        for arg in args:
+            backend = backend_of(arg)
+            if backend is None and scan and type(arg) in (list, tuple):
+                backend = backend_of_any(arg)
+            if backend is not None:
+                impl = backend.print_ if func is builtins.print else backend.builtin(func)
+                if impl is not None:
+                    return impl(*args, **kwargs)
+                break
         return func(*args, **kwargs)
 
-    override.__name__ = func.__name__
-    override.__qualname__ = func.__name__
-    override.__doc__ = f"`{func.__name__}` for Python values; a backend's version for its values."
+    override.__name__ = name
+    override.__qualname__ = name
+    override.__doc__ = f"`{name}` for Python values; a backend's version for its values."
     return override
 
 
@@ -51,37 +91,52 @@ OVERRIDDEN_BUILTINS = (
     "any", "all", "int", "float", "bool", "isinstance",
 )
 
-_OVERRIDES = {getattr(builtins, name): _override(getattr(builtins, name)) for name in OVERRIDDEN_BUILTINS}
-
+# Keyed by id: looking up a bound method by value would hash its receiver.
+# The overridden functions live forever, so their ids stay theirs.
+_OVERRIDES = {id(getattr(builtins, name)): _override(getattr(builtins, name)) for name in OVERRIDDEN_BUILTINS}
 
 
 def intercept(functions):
     """Routes calls of `functions` from converted code through the same
     dispatch as the overridden builtins."""
     for function in functions:
-        if function not in _OVERRIDES:
-            _OVERRIDES[function] = _override(function)
+        if id(function) not in _OVERRIDES:
+            _OVERRIDES[id(function)] = _override(function)
+            _keep_alive.append(function)
 
 
+_keep_alive = []
 _FunctionType = types.FunctionType
+_MethodType = types.MethodType
+_C_CALLABLES = frozenset({
+    types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
+    types.MethodDescriptorType, types.WrapperDescriptorType, types.ClassMethodDescriptorType,
+})
 
 
 def call_builtins(f):
     """The call hook of non-recursive conversion: overrides builtins only."""
-    try:
-        return _OVERRIDES.get(f, f)
-    except TypeError:  # unhashable callable
-        return f
+    return _OVERRIDES.get(id(f), f)
 
 
 def call(f):
     """The function to call in place of `f`; see the module docstring."""
-    if type(f) is _FunctionType:
+    cls = type(f)
+    if cls is _FunctionType:
+        entry = f.__dict__.get(CACHE_KEY)
+        if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
+            return entry[1]
         return _converter(f)
-    try:
-        override = _OVERRIDES.get(f)
-    except TypeError:  # unhashable callable
-        override = None
+    override = _OVERRIDES.get(id(f))
     if override is not None:
         return override
+    if cls in _C_CALLABLES or cls is type:
+        return f
+    if cls is _MethodType:
+        func = f.__func__
+        if type(func) is _FunctionType:
+            entry = func.__dict__.get(CACHE_KEY)
+            if entry is not None and entry[0] is func.__code__ and entry[2] == _epoch:
+                converted = entry[1]
+                return f if converted is func else _MethodType(converted, f.__self__)
     return _converter(f)

@@ -19,7 +19,7 @@ from autograph.runtime.undefined import Undefined
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
-    "assert_stmt", "setitem",
+    "assert_stmt", "setitem", "is_python", "iterate",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
 ]
@@ -29,6 +29,16 @@ __all__ = [
 iadd, isub, imul, imatmul = operator.iadd, operator.isub, operator.imul, operator.imatmul
 itruediv, ifloordiv, imod, ipow = operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow
 ilshift, irshift, iand, ixor, ior = operator.ilshift, operator.irshift, operator.iand, operator.ixor, operator.ior
+
+
+iterate = iter
+
+
+def is_python(value):
+    """True if no backend claims `value`: the operators run Python's own
+    statement for it. Generated code checks this before its inlined Python
+    path (see converters/fast_paths.py)."""
+    return backend_of(value) is None
 
 
 def _unpack(result, count):

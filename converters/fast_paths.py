@@ -1,0 +1,216 @@
+"""Inlines the Python meaning of each control-flow operator into the code that
+runs, so converted code costs little more than the original on Python values.
+
+`to_code` shows the functional form that control_flow.py produces. What is
+compiled and run is that same code after this pass, which adds, around each
+operator call, the Python branch of the operator's docstring, guarded by a
+check that the value deciding the branch is a Python value:
+
+    def if_body(x):                     cond = x > 0
+        x = x * x                       if cond is True or cond is False or ag__.is_python(cond):
+        return x                            if cond:
+    def else_body(x):                           x = x * x
+        x = 0.0              -->            else:
+        return x                                x = 0.0
+    x = ag__.if_stmt(x > 0, if_body,    else:
+        else_body, (x,), ('x',))            def if_body(x): ...
+                                            def else_body(x): ...
+                                            x = ag__.if_stmt(cond, if_body, else_body, (x,), ('x',))
+
+Inlining is exact because body functions take and return their state under
+the variables' own names: inlining `if_body(x)` into the enclosing scope and
+dropping its final `return x` leaves `x` as the operator would have assigned
+it. Loops keep their body functions, defined once before the loop, to hand
+over to the operator when the test (or the break flag) turns symbolic in the
+middle of a loop, with the state of that moment.
+"""
+
+import copy
+
+import gast
+
+from autograph import templates
+
+__all__ = ["transform"]
+
+_OPERATORS = ("if_stmt", "while_stmt", "for_stmt")
+
+
+class _Inliner:
+    """Builds the inlined tree without changing the functional one (which
+    to_code shows): new statements, shared expressions."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.ag = ctx.ag
+
+    # Recognising generated code -----------------------------------------
+
+    def _operator(self, stmt):
+        """(name, call) if `stmt` assigns, returns or evaluates an operator
+        call made by control_flow, else (None, None)."""
+        value = getattr(stmt, "value", None)
+        if not isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) or not isinstance(value, gast.Call):
+            return None, None
+        func = value.func
+        if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                and func.value.id == self.ag and func.attr in _OPERATORS):
+            return func.attr, value
+        return None, None
+
+    def _is_python(self, name):
+        """`name is True or name is False or ag__.is_python(name)`."""
+        return gast.BoolOp(op=gast.Or(), values=[
+            gast.Compare(left=templates.name(name), ops=[gast.Is()], comparators=[templates.const(True)]),
+            gast.Compare(left=templates.name(name), ops=[gast.Is()], comparators=[templates.const(False)]),
+            templates.call(templates.attr(self.ag, "is_python"), templates.name(name)),
+        ])
+
+    @staticmethod
+    def _with_first_arg(stmt, call, first):
+        """A copy of operator statement `stmt` whose call takes `first` as
+        its first argument."""
+        new_call = copy.copy(call)
+        new_call.args = [first] + call.args[1:]
+        new_stmt = copy.copy(stmt)
+        new_stmt.value = new_call
+        return new_stmt
+
+    # Walk ------------------------------------------------------------------
+
+    def block(self, stmts):
+        helpers = self._helpers(stmts)
+        result = []
+        for stmt in stmts:
+            operator, call = self._operator(stmt)
+            if operator is not None:
+                definitions = self._take_definitions(result, call)
+                if definitions is not None:
+                    result.extend(getattr(self, operator)(stmt, call, definitions))
+                    continue
+            # Body functions stay functional: the operator runs them only
+            # when a value is symbolic. The fast path inlines copies.
+            result.append(stmt if id(stmt) in helpers else self._descend(stmt))
+        return result
+
+    def _helpers(self, stmts):
+        """ids of the body-function definitions an operator call uses."""
+        helpers = set()
+        pending = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.FunctionDef):
+                pending.append(stmt)
+                continue
+            operator, call = self._operator(stmt)
+            if operator is not None:
+                used = {arg.id for arg in call.args[:3] if isinstance(arg, gast.Name)}
+                helpers.update(id(d) for d in pending if d.name in used)
+            pending = []
+        return helpers
+
+    def _take_definitions(self, result, call):
+        """Removes from the end of `result` the body functions the call uses
+        (control_flow defines them right before it); returns them by name."""
+        names = {arg.id for arg in call.args[:3] if isinstance(arg, gast.Name)}
+        definitions = {}
+        while result and isinstance(result[-1], gast.FunctionDef) and result[-1].name in names:
+            definition = result.pop()
+            definitions[definition.name] = definition
+        return definitions or None
+
+    def _descend(self, stmt):
+        fields = [f for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
+        handlers = getattr(stmt, "handlers", None)
+        cases = getattr(stmt, "cases", None)
+        if not fields and not handlers and not cases:
+            return stmt
+        new = copy.copy(stmt)
+        for field in fields:
+            block = getattr(stmt, field)
+            if block and isinstance(block[0], gast.stmt):
+                setattr(new, field, self.block(block))
+        if handlers:
+            new.handlers = [self._descend_clause(h) for h in handlers]
+        if cases:
+            new.cases = [self._descend_clause(c) for c in cases]
+        return new
+
+    def _descend_clause(self, clause):
+        new = copy.copy(clause)
+        new.body = self.block(clause.body)
+        return new
+
+    def _inline(self, function, keep_return):
+        """The body of a body function, to run in the enclosing scope."""
+        body = [s for s in function.body if not isinstance(s, (gast.Global, gast.Nonlocal))]
+        if not keep_return and body and isinstance(body[-1], gast.Return):
+            body = body[:-1]
+        return self.block(body) or [gast.Pass()]
+
+    def _hand_over(self, flag, stmt):
+        """Inside a fast loop: once `flag` is not a Python value, the operator
+        takes over from the current state; a false flag ends the loop."""
+        return [
+            gast.If(test=templates.not_(self._is_python(flag)), body=[stmt, gast.Break()], orelse=[]),
+            gast.If(test=templates.not_(templates.name(flag)), body=[gast.Break()], orelse=[]),
+        ]
+
+    # Operators ---------------------------------------------------------------
+
+    def if_stmt(self, stmt, call, definitions):
+        cond = self.ctx.namer.helper("cond")
+        if_name, else_name = call.args[1], call.args[2]
+        keep_return = isinstance(stmt, gast.Return)
+        if_body = self._inline(definitions[if_name.id], keep_return)
+        else_body = self._inline(definitions[else_name.id], keep_return) \
+            if isinstance(else_name, gast.Name) else []
+        fast = gast.If(test=templates.name(cond), body=if_body, orelse=else_body)
+        fallback = list(definitions.values())[::-1] + [self._with_first_arg(stmt, call, templates.name(cond))]
+        guarded = gast.If(test=self._is_python(cond), body=[fast], orelse=fallback)
+        return templates.located([templates.assign(templates.store(cond), call.args[0]), guarded], stmt)
+
+    def while_stmt(self, stmt, call, definitions):
+        test_fn, body_fn = definitions[call.args[0].id], definitions[call.args[1].id]
+        cond = self.ctx.namer.helper("loop_cond")
+        loop = gast.While(test=templates.const(True), orelse=[], body=[
+            templates.assign(templates.store(cond), test_fn.body[-1].value),
+        ] + self._hand_over(cond, stmt) + self._inline(body_fn, keep_return=False))
+        return templates.located([test_fn, body_fn, loop], stmt)
+
+    def for_stmt(self, stmt, call, definitions):
+        test_fn = definitions.get(getattr(call.args[1], "id", None))
+        body_fn = definitions[call.args[2].id]
+        iterable = self.ctx.namer.helper("iterable")
+        item = body_fn.args.args[0].id
+        body = self._inline(body_fn, keep_return=False)
+        check = self._is_python(iterable)
+        source = templates.name(iterable)
+        if test_fn is not None:
+            # The extra test (no break flag set) runs before each item is
+            # fetched, as in for_stmt; when a flag turns symbolic, for_stmt
+            # goes on with the rest of the same iterator.
+            iterator = self.ctx.namer.new("iterator")
+            flag = self.ctx.namer.helper("loop_cond")
+            source = templates.name(iterator)
+            body += [templates.assign(templates.store(flag), test_fn.body[-1].value)]
+            body += self._hand_over(flag, self._with_first_arg(stmt, call, templates.name(iterator)))
+            check = gast.BoolOp(op=gast.And(), values=[check, gast.Compare(
+                left=test_fn.body[-1].value, ops=[gast.Is()], comparators=[templates.const(True)])])
+        loop = gast.For(target=templates.store(item), iter=source, body=body, orelse=[], type_comment=None)
+        fast = [loop]
+        if test_fn is not None:
+            fast.insert(0, templates.assign(templates.store(iterator), templates.call(
+                templates.attr(self.ag, "iterate"), templates.name(iterable))))
+        fallback = self._with_first_arg(stmt, call, templates.name(iterable))
+        definitions_first = [d for d in (test_fn, body_fn) if d is not None]
+        return templates.located(definitions_first + [
+            templates.assign(templates.store(iterable), call.args[0]),
+            gast.If(test=check, body=fast, orelse=[fallback]),
+        ], stmt)
+
+
+def transform(node, ctx):
+    """A new tree for `node` with fast paths inlined; `node` is unchanged."""
+    new = copy.copy(node)
+    new.body = _Inliner(ctx).block(node.body)
+    return new

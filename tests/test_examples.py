@@ -1,0 +1,61 @@
+"""The example scripts run and print what they promise."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+def run_example(name):
+    result = subprocess.run([sys.executable, os.path.join(EXAMPLES, name)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stdout
+
+
+def test_square_if_positive():
+    out = run_example("square_if_positive.py")
+    assert "x = ag__.if_stmt(x > 0, if_body, else_body, (x,), ('x',))" in out
+    assert "# eager: square_if_positive(9.0) = 81.0; converted: 81.0" in out
+    assert "# eager: collatz_steps(27) = 111; converted: 111" in out
+    assert "# traced: autograph.function(square_if_positive)(np.asarray(9.0)) = 81.0" in out
+    assert "# traced: autograph.function(collatz_steps)(np.asarray(27)) = 111" in out
+    assert "graph square_if_positive(%x: float64[]):" in out
+    assert "graph collatz_steps(%n: int64[]):" in out
+    assert re.search(r"= cond\(%\d+\) : float64\[\]", out)
+    assert re.search(r"= while_loop\(%n, %\d+\) : int64\[\], int", out)
+
+
+def test_explicit_graph():
+    out = run_example("explicit_graph.py")
+    assert "graph square_if_positive(%x: float64[]):" in out
+    assert re.search(r"%\d+ = cond\(%\d+\) : float64\[\]", out)
+    assert "then:" in out and "else:" in out
+    assert "g.run(y, {x: 9.0}) = 81.0" in out
+    assert "g.run(y, {x: -3.0}) = 0.0" in out
+
+
+def test_traced_function():
+    out = run_example("traced_function.py")
+    counts = [int(c) for c in re.findall(r"trace_count = (\d+)", out)]
+    assert counts == [1, 1, 2, 1, 1, 2]
+    assert "f(np.float64(9.0))  = 81.0   trace_count = 1" in out
+    assert "f(np.float64(-3.0)) = 0.0    trace_count = 1" in out
+    assert "f(np.float32(2.0))  = 4.0    trace_count = 2" in out
+    assert "def run_square_if_positive(v0):" in out          # the compiled source
+    assert "eager newton_sqrt gives the same: True" in out
+    assert "f([4, 16, 25], 1e-9) = ([2. 4. 5.], steps=6)" in out
+    assert "graph newton_sqrt(%a: float64[3], %tol: float64[]):" in out
+    assert "= while_loop(" in out
+    assert re.search(r"concrete.to_dot\(\): \d+ characters", out)
+    assert 'digraph "newton_sqrt" {' in out
+
+
+@pytest.mark.parametrize("name", sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")))
+def test_every_example_runs(name):
+    run_example(name)
