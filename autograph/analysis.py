@@ -430,6 +430,23 @@ def definitely_assigned(stmts, before):
     return bound
 
 
+def deleted(stmts):
+    """Names that `del` statements or `except ... as name` clauses in
+    `stmts` may leave unbound."""
+    found = set()
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Delete):
+            found.update(writes(node))
+        elif isinstance(node, gast.ExceptHandler) and node.name is not None:
+            found.update(writes(node.name))
+        if isinstance(node, _FUNCTIONS + (gast.ClassDef, gast.Lambda) + _COMPREHENSIONS):
+            continue
+        stack.extend(gast.iter_child_nodes(node))
+    return found
+
+
 def _terminates(stmts):
     """True if the block never completes normally (ends in return/raise/
     break/continue)."""
@@ -443,7 +460,7 @@ def _assigned_after(s, bound):
         return result | set(_test_writes(s.test))
     if isinstance(s, (gast.While, gast.For, gast.AsyncFor)):
         extra = set(_test_writes(s.test)) if isinstance(s, gast.While) else set()
-        return bound | extra
+        return (bound - deleted(s.body)) | extra
     if isinstance(s, gast.Try) or type(s).__name__ == "TryStar":
         paths = [definitely_assigned(s.body + s.orelse, bound)]
         paths += [definitely_assigned(h.body, bound) - set(writes(h.name) if h.name else ())

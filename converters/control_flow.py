@@ -32,6 +32,8 @@ and reads that may meet the marker become `ag__.ld(x)`, which raises
 UnboundLocalError as Python would.
 """
 
+import sys
+
 import gast
 
 from autograph import analysis, templates
@@ -259,7 +261,8 @@ class _Converter:
             return []
         return [gast.Dict(keys=[templates.const(k.arg) for k in keywords], values=[k.value for k in keywords])]
 
-    def _finish_loop(self, state, flow, written):
+    def _finish_loop(self, state, flow, written, body):
+        flow.assigned -= analysis.deleted(body)
         flow.bound.update(state)
         flow.possibly.update(state)
         flow.possibly.update(written)
@@ -281,7 +284,7 @@ class _Converter:
                                   templates.strings_tuple(state), *self._options(stmt))
         result.append(templates.assign(templates.targets(state), operator) if state
                       else templates.expr_stmt(operator))
-        self._finish_loop(state, flow, analysis.writes(stmt.body))
+        self._finish_loop(state, flow, analysis.writes(stmt.body), stmt.body)
         return templates.located(result, stmt)
 
     def for_statement(self, stmt, flow):
@@ -324,7 +327,7 @@ class _Converter:
                                   templates.strings_tuple(state), *self._options(stmt))
         result.append(templates.assign(templates.targets(state), operator) if state
                       else templates.expr_stmt(operator))
-        self._finish_loop(state, flow, analysis.writes(stmt.body) + target_names)
+        self._finish_loop(state, flow, analysis.writes(stmt.body) + target_names, stmt.body)
         return templates.located(result, stmt)
 
     # statements that stay Python ----------------------------------------
@@ -384,14 +387,49 @@ class _Converter:
         return [stmt]
 
 
+# Comprehensions run as nested functions before Python 3.12 (PEP 709).
+_NESTED_COMPREHENSIONS = (gast.GeneratorExp,) if sys.version_info >= (3, 12) else (
+    gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
 class _ReadWrapper(gast.NodeTransformer):
+    """Wraps reads of `names` in ag__.ld (ag__.ld_free in nested scopes,
+    where Python's error is the one of a free variable)."""
+
     def __init__(self, names, ag):
         self.names, self.ag = names, ag
+        self.nested = 0
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id in self.names:
-            return templates.located(templates.call(templates.attr(self.ag, "ld"), node), node)
+            check = "ld_free" if self.nested else "ld"
+            return templates.located(templates.call(templates.attr(self.ag, check), node), node)
         return node
+
+    def visit_Lambda(self, node):
+        node.args = self.visit(node.args)
+        self.nested += 1
+        node.body = self.visit(node.body)
+        self.nested -= 1
+        return node
+
+    def _comprehension(self, node):
+        if not isinstance(node, _NESTED_COMPREHENSIONS):
+            return self.generic_visit(node)
+        first = node.generators[0]
+        first.iter = self.visit(first.iter)  # evaluated in the enclosing scope
+        self.nested += 1
+        for field in ("elt", "key", "value"):
+            if hasattr(node, field):
+                setattr(node, field, self.visit(getattr(node, field)))
+        for index, generator in enumerate(node.generators):
+            if index:
+                generator.iter = self.visit(generator.iter)
+            generator.ifs = [self.visit(condition) for condition in generator.ifs]
+        self.nested -= 1
+        return node
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
     def visit_FunctionDef(self, node):
         return node

@@ -28,6 +28,10 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _LOOPS = (gast.While, gast.For, gast.AsyncFor)
 
 
+def _is_try(stmt):
+    return isinstance(stmt, gast.Try) or type(stmt).__name__ == "TryStar"
+
+
 def _child_blocks(stmt, into_loops):
     """The statement lists nested directly in `stmt` that a jump can leave
     through."""
@@ -112,6 +116,10 @@ def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None):
                 block[:], inner = lower(block, is_jump, replace, flag, into_loops, on_loop)
                 if inner != NEVER:
                     status = MAYBE
+                    if _is_try(stmt) and block is stmt.body and stmt.orelse:
+                        # A jump out of the try body skips its else clause.
+                        guard = gast.If(test=templates.not_(templates.name(flag)), body=stmt.orelse, orelse=[])
+                        stmt.orelse = [templates.located(guard, stmt.orelse[0])]
             if status and isinstance(stmt, _LOOPS) and into_loops and on_loop is not None:
                 on_loop(stmt)
         result.append(stmt)

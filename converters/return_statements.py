@@ -17,15 +17,18 @@ becomes a flag and a value; later statements run under `if not do_return:`
 and loops stop when the flag is set:
 
     for x in xs:                       do_return = False
-        if x > 3:                      retval = None
+        if x > 3:                      retval = ag__.UndefinedReturnValue()
             return x                   for x in xs:      # while not do_return
     return -1              -->             if x > 3:
-                                               do_return = True
                                                retval = x
+                                               do_return = True
                                        if not do_return:
-                                           do_return = True
                                            retval = -1
-                                       return retval
+                                       return ag__.return_value(retval)
+
+`UndefinedReturnValue` means "no return ran yet": `return_value` turns it
+into None (the function fell off its end), and a backend may stand a
+placeholder for it in a branch or iteration that has not returned.
 """
 
 import gast
@@ -78,8 +81,9 @@ def transform(node, ctx):
 
     def replace(stmt):
         value = stmt.value if stmt.value is not None else templates.const(None)
-        return [templates.assign(templates.store(do_return), templates.const(True)),
-                templates.assign(templates.store(retval), value)]
+        # The value first: if computing it raises, no return happened.
+        return [templates.assign(templates.store(retval), value),
+                templates.assign(templates.store(do_return), templates.const(True))]
 
     def on_loop(loop):
         stop_when(loop, do_return)
@@ -89,10 +93,12 @@ def transform(node, ctx):
 
     body, _ = jumps.lower(node.body, _is_return, replace, do_return, True, on_loop)
     first = node.body[0] if node.body else node
+    undefined = templates.call(templates.attr(ctx.ag, "UndefinedReturnValue"))
+    result = templates.call(templates.attr(ctx.ag, "return_value"), templates.name(retval))
     node.body = templates.located([
         templates.assign(templates.store(do_return), templates.const(False)),
-        templates.assign(templates.store(retval), templates.const(None)),
-    ], first) + body + templates.located([templates.ret(templates.name(retval))], node.body[-1] if node.body else node)
+        templates.assign(templates.store(retval), undefined),
+    ], first) + body + templates.located([templates.ret(result)], node.body[-1] if node.body else node)
     return node
 
 

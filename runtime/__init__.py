@@ -13,7 +13,7 @@ from autograph.runtime.operators import (
     and_, assert_stmt, for_stmt, is_python, iterate, iadd, iand, ifloordiv, if_exp, if_stmt, ilshift, imatmul, imod,
     imul, ior, ipow, irshift, isub, itruediv, ixor, not_, or_, setitem, while_stmt,
 )
-from autograph.runtime.undefined import Undefined, ld
+from autograph.runtime.undefined import Undefined, UndefinedReturnValue, ld, ld_free, return_value
 
 __all__ = [
     "Backend", "backend_of", "register_backend", "unregister_backend",
@@ -21,5 +21,5 @@ __all__ = [
     "AutographError", "user_location",
     "and_", "assert_stmt", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_", "setitem", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
-    "isub", "itruediv", "ixor", "Undefined", "ld",
+    "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value",
 ]

@@ -8,7 +8,7 @@ way reading the unbound variable fails in Python, which `ld` does.
 
 import sys
 
-__all__ = ["Undefined", "ld", "unbound_error"]
+__all__ = ["Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value", "unbound_error"]
 
 
 class Undefined:
@@ -26,15 +26,43 @@ class Undefined:
         raise unbound_error(self.name)
 
 
+class UndefinedReturnValue(Undefined):
+    """The value of a function's lowered `return` before any `return` ran.
+    Code reads it only once the function has returned (`do_return` is set),
+    so a backend may stand a placeholder of the right type for it where a
+    branch or loop iteration has not returned."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        super().__init__("<return value>")
+
+
+def return_value(value):
+    """What the function returns: `value`, or None if no `return` ran."""
+    return None if type(value) is UndefinedReturnValue else value
+
+
 if sys.version_info >= (3, 11):
     _MESSAGE = "cannot access local variable '{}' where it is not associated with a value"
+    _FREE_MESSAGE = "cannot access free variable '{}' where it is not associated with a value in enclosing scope"
 else:
     _MESSAGE = "local variable '{}' referenced before assignment"
+    _FREE_MESSAGE = "free variable '{}' referenced before assignment in enclosing scope"
 
 
 def unbound_error(name):
     """The exception Python raises when reading the unbound local `name`."""
     return UnboundLocalError(_MESSAGE.format(name))
+
+
+def ld_free(value):
+    """`ld` for a read inside a nested scope (a lambda, a comprehension that
+    Python runs as a nested function): fails as reading an unbound free
+    variable does."""
+    if type(value) is Undefined:
+        raise NameError(_FREE_MESSAGE.format(value.name))
+    return value
 
 
 def ld(value):
