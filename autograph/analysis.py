@@ -360,7 +360,9 @@ class Liveness:
 
     def stmt(self, s, live):
         if isinstance(s, gast.If):
-            return self._names(s.test) | self.block(s.body, live) | self.block(s.orelse, live)
+            branches = self.block(s.body, live) | self.block(s.orelse, live)
+            bound = frozenset(n for n in _test_writes(s.test) if n in self.tracked)
+            return self._names(s.test) | (branches - bound)
         if isinstance(s, gast.While):
             exit_live = self.block(s.orelse, live)
             header = exit_live | self._names(s.test)
@@ -395,7 +397,9 @@ class Liveness:
                     handlers |= self._names(handler.type)
             orelse = self.block(s.orelse, after)
             saved = self._extra
-            self._extra = saved | handlers | (self.block(s.finalbody, frozenset()) if s.finalbody else frozenset())
+            # Where the body raises, the finally clause runs and the
+            # exception goes on: what it reads then is within `after`.
+            self._extra = saved | handlers | (after if s.finalbody else frozenset())
             body = self.block(s.body, orelse | handlers)
             self._extra = saved
             return body | handlers | self._extra

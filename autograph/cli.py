@@ -35,6 +35,8 @@ def _load(spec):
         module_spec.loader.exec_module(module)
     except SyntaxError as error:
         raise _Failure(f"{path}:{error.lineno}: syntax error: {error.msg}") from None
+    except Exception as error:  # the user's module failed while importing
+        raise _Failure(f"importing {path} raised {type(error).__name__}: {error}") from None
     finally:
         sys.path.pop(0)
     target = module

@@ -53,6 +53,7 @@ class Context:
         self.globals = globals_
         self.recursive = recursive
         self.scope = None
+        self.original_locals = set()
         self.user_names_bound = set()
         self.overridden_builtins = frozenset(runtime.OVERRIDDEN_BUILTINS)
 
@@ -194,6 +195,7 @@ def _convert_tree(node, ctx):
     already converted)."""
     _check_supported(node, ctx.filename)
     _rewrite_super(node)
+    ctx.original_locals = analysis.Scope(node).locals
     for converter in LOWERING:
         node = converter.transform(node, ctx)
     ctx.scope = analysis.Scope(node)

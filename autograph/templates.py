@@ -90,7 +90,11 @@ def function(function_name, parameters, body):
 
 
 def lambda_(body):
-    return gast.Lambda(args=params([]), body=body)
+    """`lambda: body`, marked as generated: it runs at once where it is
+    made, so reads inside it are reads of the enclosing scope."""
+    node = gast.Lambda(args=params([]), body=body)
+    node.generated = True
+    return node
 
 
 def not_(operand):

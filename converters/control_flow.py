@@ -69,19 +69,39 @@ class _Converter:
         self.marked = set()
         self.order = _first_appearance(node)
         self.nonlocal_needed = set()
+        self.depth = 0
+        self.hoisted = set()
+        # Locals of the original function (before dead code was dropped)
+        # that can hold the marker: not captured by nested functions.
+        self.unbindable = (ctx.original_locals | self.scope.locals) - self.scope.captured \
+            - self.scope.globals - self.scope.nonlocals - set(self.scope.params)
 
     # Helpers -------------------------------------------------------------
 
     def _sorted(self, names):
-        return sorted(set(names), key=lambda n: self.order.get(n, (1 << 30, n)))
+        return sorted(set(names), key=lambda n: self.order.get(n, (1 << 30, 0, 0)) + (n,))
 
     def _live_in(self, stmts, live_out):
         return self.liveness.live_in[id(stmts[0])] if stmts else live_out
 
     def _wrap_reads(self, node, flow):
-        """Replaces reads of names that may hold the marker with ag__.ld()."""
+        """Replaces reads of names that may hold the marker with ag__.ld().
+
+        A local read while it may be unbound inside a body function, or
+        whose every binding was dead code, would fail as a free or global
+        name: such names get the marker at the top of the function, so
+        that the read fails with Python's own UnboundLocalError."""
+        if node is None:
+            return node
         risky = self.marked - flow.assigned
-        if not risky or node is None:
+        unbound = [n for n in analysis.reads(node)
+                   if n in self.unbindable and n not in flow.assigned
+                   and (self.depth or n not in self.scope.locals)]
+        if unbound:
+            self.hoisted.update(unbound)
+            self.marked.update(unbound)
+            risky = risky | set(unbound)
+        if not risky:
             return node
         return _ReadWrapper(risky, self.ag).visit(node)
 
@@ -123,7 +143,9 @@ class _Converter:
 
     def _body_function(self, function_name, params, stmts, outputs, flow, origin, keep_returns=False):
         inner = _Flow(params, params, flow.assigned)
+        self.depth += 1
         body, inner = self.block(stmts, inner)
+        self.depth -= 1
         body = self._declarations(stmts) + [s for s in body if not isinstance(s, gast.Pass)]
         if not keep_returns and outputs:
             body += self._bind(outputs, inner, origin)
@@ -161,8 +183,11 @@ class _Converter:
         if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             self._assign([stmt.name], flow)
             return [stmt]
-        if self._dead_flag(stmt):
+        if self._dead_flag(stmt) or self._dead_constant_store(stmt):
             return []
+        original = getattr(stmt, "original", None)
+        if original is not None and original.targets[0].value.id not in flow.assigned:
+            stmt = original
         prefix = []
         if isinstance(stmt, (gast.AugAssign, gast.Delete)):
             risky = [n for n in analysis.reads(stmt) if n in self.marked and n not in flow.assigned]
@@ -188,6 +213,15 @@ class _Converter:
             return False
         target = stmt.targets[0].id
         return self.ctx.namer.is_generated(target) and target not in self.liveness.live_out[id(stmt)]
+
+    def _dead_constant_store(self, stmt):
+        """`v = 1` in a body function where nothing reads `v` afterwards:
+        Python would keep it in the one scope where `v` is read elsewhere;
+        split into a body function it is a store nobody reads."""
+        return (self.depth and isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Constant)
+                and stmt.targets[0].id in self.tracked
+                and stmt.targets[0].id not in self.liveness.live_out[id(stmt)])
 
     def _assign(self, names, flow):
         flow.bound.update(names)
@@ -316,7 +350,9 @@ class _Converter:
         body_fn = self.ctx.namer.helper("loop_body")
         inner_params = [item] + [n for n in state]
         inner = _Flow(inner_params, inner_params, flow.assigned | set(target_names))
+        self.depth += 1
         body, inner = self.block(body_stmts, inner)
+        self.depth -= 1
         body = self._declarations(body_stmts) + [s for s in body if not isinstance(s, gast.Pass)]
         if state:
             body += self._bind(state, inner, stmt)
@@ -407,6 +443,9 @@ class _ReadWrapper(gast.NodeTransformer):
         return node
 
     def visit_Lambda(self, node):
+        if getattr(node, "generated", False):
+            node.body = self.visit(node.body)
+            return node
         node.args = self.visit(node.args)
         self.nested += 1
         node.body = self.visit(node.body)
@@ -466,13 +505,19 @@ def _walk_same_scope(node):
 
 
 def _first_appearance(node):
-    """name -> (line, column) of its first appearance, to order state."""
+    """name -> (line, column, rank) of its first appearance, to order state
+    (rank: source order among nodes that share a position)."""
     order = {}
-    for child in gast.walk(node):
+    stack = [node]
+    rank = 0
+    while stack:
+        child = stack.pop()
         if isinstance(child, gast.Name):
-            position = (getattr(child, "lineno", None) or 0, getattr(child, "col_offset", None) or 0)
+            position = (getattr(child, "lineno", None) or 0, getattr(child, "col_offset", None) or 0, rank)
             if child.id not in order or position < order[child.id]:
                 order[child.id] = position
+        rank += 1
+        stack.extend(reversed(list(gast.iter_child_nodes(child))))
     return order
 
 
@@ -503,6 +548,8 @@ def _transform(node, ctx):
         # it, so the closures that read it fail as in Python until it is set.
         hoisted += [gast.AnnAssign(target=templates.store(n), annotation=templates.name("object"),
                                    value=None, simple=1) for n in unbound]
+    hoisted += [templates.assign(templates.store(n), templates.call(
+        templates.attr(ctx.ag, "Undefined"), templates.const(n))) for n in converter._sorted(converter.hoisted)]
     node.body = templates.located(hoisted, node.body[0] if node.body else node) + body
     if not node.body:
         node.body = [gast.Pass()]

@@ -147,6 +147,50 @@ class _Inliner:
             body = body[:-1]
         return self.block(body) or [gast.Pass()]
 
+    def _compute(self, target, expr):
+        """Statements that set `target` to `expr`, with the Python meaning of
+        `ag__.and_`, `ag__.or_` and `ag__.not_` at its top inlined for bool
+        operands (other operands go through the operator)."""
+        operator = self._logical(expr)
+        if operator == "not_":
+            operand = expr.args[0]
+            flip = gast.IfExp(test=self._is_bool(target), body=templates.not_(templates.name(target)),
+                              orelse=templates.call(templates.attr(self.ag, "not_"), templates.name(target)))
+            return self._compute(target, operand) + [templates.assign(templates.store(target), flip)]
+        if operator in ("and_", "or_"):
+            return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]])
+        return [templates.assign(templates.store(target), expr)]
+
+    def _short_circuit(self, target, operator, first, rest):
+        """`target = first and rest[0] and ...` (or `or`), one operand at a time."""
+        result = self._compute(target, first)
+        if not rest:
+            return result
+        go_on = operator == "and_"  # the value that makes the chain continue
+        remaining = templates.call(templates.attr(self.ag, operator), templates.name(target),
+                                   *[templates.lambda_(operand) for operand in rest])
+        fallback = gast.If(test=gast.Compare(left=templates.name(target), ops=[gast.IsNot()],
+                                             comparators=[templates.const(not go_on)]),
+                           body=[templates.assign(templates.store(target), remaining)], orelse=[])
+        result.append(gast.If(
+            test=gast.Compare(left=templates.name(target), ops=[gast.Is()], comparators=[templates.const(go_on)]),
+            body=self._short_circuit(target, operator, rest[0], rest[1:]), orelse=[fallback]))
+        return result
+
+    def _logical(self, expr):
+        if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute)
+                and isinstance(expr.func.value, gast.Name) and expr.func.value.id == self.ag
+                and expr.func.attr in ("and_", "or_", "not_") and not expr.keywords):
+            if expr.func.attr == "not_" or all(isinstance(a, gast.Lambda) for a in expr.args[1:]):
+                return expr.func.attr
+        return None
+
+    def _is_bool(self, name):
+        return gast.BoolOp(op=gast.Or(), values=[
+            gast.Compare(left=templates.name(name), ops=[gast.Is()], comparators=[templates.const(True)]),
+            gast.Compare(left=templates.name(name), ops=[gast.Is()], comparators=[templates.const(False)]),
+        ])
+
     def _hand_over(self, flag, stmt):
         """Inside a fast loop: once `flag` is not a Python value, the operator
         takes over from the current state; a false flag ends the loop."""
@@ -167,14 +211,14 @@ class _Inliner:
         fast = gast.If(test=templates.name(cond), body=if_body, orelse=else_body)
         fallback = list(definitions.values())[::-1] + [self._with_first_arg(stmt, call, templates.name(cond))]
         guarded = gast.If(test=self._is_python(cond), body=[fast], orelse=fallback)
-        return templates.located([templates.assign(templates.store(cond), call.args[0]), guarded], stmt)
+        return templates.located(self._compute(cond, call.args[0]) + [guarded], stmt)
 
     def while_stmt(self, stmt, call, definitions):
         test_fn, body_fn = definitions[call.args[0].id], definitions[call.args[1].id]
         cond = self.ctx.namer.helper("loop_cond")
-        loop = gast.While(test=templates.const(True), orelse=[], body=[
-            templates.assign(templates.store(cond), test_fn.body[-1].value),
-        ] + self._hand_over(cond, stmt) + self._inline(body_fn, keep_return=False))
+        loop = gast.While(test=templates.const(True), orelse=[], body=(
+            self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, stmt)
+            + self._inline(body_fn, keep_return=False)))
         return templates.located([test_fn, body_fn, loop], stmt)
 
     def for_stmt(self, stmt, call, definitions):
@@ -192,7 +236,7 @@ class _Inliner:
             iterator = self.ctx.namer.new("iterator")
             flag = self.ctx.namer.helper("loop_cond")
             source = templates.name(iterator)
-            body += [templates.assign(templates.store(flag), test_fn.body[-1].value)]
+            body += self._compute(flag, test_fn.body[-1].value)
             body += self._hand_over(flag, self._with_first_arg(stmt, call, templates.name(iterator)))
             check = gast.BoolOp(op=gast.And(), values=[check, gast.Compare(
                 left=test_fn.body[-1].value, ops=[gast.Is()], comparators=[templates.const(True)])])

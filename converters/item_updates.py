@@ -7,7 +7,8 @@ runtime hooks, so that a functional backend can return updated copies.
 
 For Python values `setitem` assigns in place and returns the same object,
 and `iadd` is `operator.iadd`, so the meaning is Python's. Only targets whose
-object is a local name and whose index is a name or constant are rewritten,
+object is a local name and whose index is a name or constant (not a slice)
+are rewritten,
 so that evaluation order is unchanged; other targets stay as they are.
 """
 
@@ -33,8 +34,6 @@ def _simple(node):
         return isinstance(node.operand, gast.Constant)
     if isinstance(node, gast.Tuple):
         return all(_simple(e) for e in node.elts)
-    if isinstance(node, gast.Slice):
-        return all(part is None or _simple(part) for part in (node.lower, node.upper, node.step))
     return False
 
 
@@ -71,7 +70,11 @@ class _Transformer(gast.NodeTransformer):
 
     def visit_Assign(self, node):
         if len(node.targets) == 1 and self._subscript(node.targets[0]) and deferrable(node.value):
-            return templates.located(self._setitem(node.targets[0], node.value), node)
+            converted = templates.located(self._setitem(node.targets[0], node.value), node)
+            # control_flow restores the statement where the object may be
+            # unbound: Python evaluates the value before it reads the object.
+            converted.original = node
+            return converted
         return node
 
     def visit_AugAssign(self, node):

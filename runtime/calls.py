@@ -13,7 +13,7 @@ so evaluation order and argument passing are Python's. `converted(f)` is:
 import builtins
 import types
 
-from autograph.runtime.backends import backend_of, backend_of_any
+from autograph.runtime.backends import _by_type, backend_of, backend_of_any
 
 __all__ = ["call", "call_builtins", "set_converter", "intercept", "remember", "recall", "forget_all",
            "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
@@ -59,6 +59,8 @@ def forget_all():
 
 
 _REDUCERS = frozenset({"sum", "min", "max", "any", "all"})
+_SEQUENCES = (list, tuple)
+_UNKNOWN = object()
 
 
 def _override(func):
@@ -70,14 +72,22 @@ def _override(func):
 
     def override(*args, **kwargs):
         for arg in args:
-            backend = backend_of(arg)
-            if backend is None and scan and type(arg) in (list, tuple):
-                backend = backend_of_any(arg)
-            if backend is not None:
-                impl = backend.print_ if func is builtins.print else backend.builtin(func)
-                if impl is not None:
-                    return impl(*args, **kwargs)
-                break
+            backend = _by_type.get(type(arg), _UNKNOWN)
+            if backend is None:
+                if scan and type(arg) in _SEQUENCES:
+                    backend = backend_of_any(arg)
+                    if backend is None:
+                        continue
+                else:
+                    continue
+            elif backend is _UNKNOWN:
+                backend = backend_of(arg)
+                if backend is None:
+                    continue
+            impl = backend.print_ if func is builtins.print else backend.builtin(func)
+            if impl is not None:
+                return impl(*args, **kwargs)
+            break
         return func(*args, **kwargs)
 
     override.__name__ = name

@@ -228,3 +228,61 @@ def with_contextlib(n):
                 continue
             total += v
     return total
+
+
+@case((0,), (1,))
+def if_in_finally_defines(c):
+    try:
+        pass
+    finally:
+        if c:
+            v = 1
+        else:
+            v = 2
+    return v
+
+
+@case((0,), (1,))
+def if_in_finally_modifies(c):
+    v = 0
+    try:
+        v = 10
+    finally:
+        if c:
+            v += 1
+    return v
+
+
+@case((0,), (2,))
+def for_in_finally_leaks_loop_var(c):
+    try:
+        pass
+    finally:
+        for i in range(c + 1):
+            pass
+    return i
+
+
+@case((0,), (2,))
+def while_in_finally_after_exception(c):
+    total = 0
+    try:
+        try:
+            1 // c
+        finally:
+            while total < 3:
+                total += 1
+    except ZeroDivisionError:
+        return "caught", total
+    return total
+
+
+@case((0,), (1,), (2,))
+def exception_name_unbound_after_loop(n):
+    e = "outer"
+    for i in range(n):
+        try:
+            raise ValueError(i)
+        except ValueError as e:
+            pass
+    return e

@@ -470,3 +470,44 @@ def lambda_closure_over_branch_var(n):
         k = 5
     f = lambda: k  # noqa: E731
     return f()
+
+
+@case((0,), (1,), (2,))
+def del_in_loop_then_read(n):
+    x = 1
+    for i in range(n):
+        if i == 1:
+            del x
+    return x
+
+
+@case((0,), (1,))
+def del_in_while_then_read(n):
+    x = 1
+    while n > 0:
+        del x
+        n -= 1
+    return x
+
+
+@case((2,))
+def captured_loop_var_read_in_while_test(n):
+    # Known limitation (README): with n == 0, NameError (free variable)
+    # instead of UnboundLocalError, as the test runs in loop_test.
+    for i in range(n):
+        def g():
+            return i
+    j = 0
+    while j < 1 and i > 0:
+        j += 1
+    return j
+
+
+@case((2,))
+def captured_loop_var_read_in_ternary(n):
+    # Known limitation (README): with n == 0 the converted code raises
+    # NameError (free variable) where Python raises UnboundLocalError, as the
+    # operand becomes a lambda that reads the captured, unbound variable.
+    for i in range(n):
+        g = lambda: i  # noqa: E731
+    return 1 if n > 5 else i

@@ -266,3 +266,29 @@ def if_then_read_undefined_in_print(x):
     if x:
         msg = "hi"
     print(msg)
+
+
+@case((0,), (1,))
+def dead_code_after_return_defines_loop_var(c):
+    if c:
+        return 1
+        for i in range(3):
+            pass
+    return i
+
+
+@case((0,), (1,))
+def dead_code_after_return_in_match_defines(c):
+    match c:
+        case 1:
+            return 1
+            y = 2
+    return y
+
+
+@case((0,), (1,))
+def dead_code_after_return_in_loop_defines(c):
+    for k in range(c):
+        return k
+        y = 2
+    return y

@@ -252,3 +252,82 @@ def loop_in_finally_with_break(n):
                 break
             out.append(i)
     return out
+
+
+@case((0,), (1,), (3,))
+def try_else_skipped_after_break(n):
+    for i in range(n):
+        try:
+            break
+        except ValueError:
+            pass
+        else:
+            print("else ran", i)
+    return "end"
+
+
+@case((0,), (1,), (3,))
+def try_else_skipped_after_continue(n):
+    for i in range(n):
+        try:
+            continue
+        except ValueError:
+            pass
+        else:
+            print("else ran", i)
+    return "end"
+
+
+@case((0,), (-1,))
+def try_else_skipped_after_nested_return(x):
+    if x >= 0:
+        try:
+            return x
+        except ZeroDivisionError:
+            pass
+        else:
+            print("else ran")
+    return "end"
+
+
+@case((0,), (1,))
+def return_value_raises_inside_try_in_if(b):
+    if b >= 0:
+        try:
+            return 1 // b
+        except ZeroDivisionError:
+            pass
+    return "after"
+
+
+@case((0,), (1,))
+def return_value_raises_inside_try_in_loop(b):
+    for i in range(2):
+        try:
+            return 1 // b
+        except ZeroDivisionError:
+            log("caught", i)
+    return "after"
+
+
+@case((0,), (1,))
+def return_value_raises_inside_suppressing_with(c):
+    if c >= 0:
+        with Recorder("r", suppress=True):
+            return 1 // c
+    return "after"
+
+
+@case((0,), (1,))
+def break_value_order_in_while_else(n):
+    i = 0
+    while i < 3:
+        i += 1
+        try:
+            if i == 2:
+                break
+        finally:
+            log("finally", i)
+    else:
+        return "no break"
+    return "break", i

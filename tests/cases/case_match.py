@@ -171,3 +171,14 @@ def match_as_pattern(v):
             return ("starts with 1", whole)
         case [a, b] as whole:
             return ("pair", a, b, whole)
+
+
+@case((0,), (1,), (2,))
+def match_no_case_matches_after_early_return(c):
+    match c:
+        case 1:
+            if c:
+                return "one"
+        case 2:
+            x = 5
+    return x

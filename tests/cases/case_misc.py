@@ -328,3 +328,10 @@ def walrus_in_nested_function_condition(n):
         return -z
 
     return g()
+
+
+@case((0,),)
+def undefined_read_in_comprehension(a):
+    while a:
+        y = 1
+    return [q for q in range(3) if q != y]

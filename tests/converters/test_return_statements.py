@@ -1,0 +1,266 @@
+"""converters/return_statements.py: returns in tail position stay returns
+(an `if` whose branches return becomes `return ag__.if_stmt(...)`); other
+returns become the flag `do_return` and the value `retval`, with later
+statements guarded and loops stopped when the flag is set."""
+
+import contextlib
+import copy
+import io
+
+import pytest
+
+import autograph
+from autograph.conversion import is_generated
+
+LOG = []
+
+
+def log(value):
+    LOG.append(value)
+    return value
+
+
+def _observe(fn, args):
+    del LOG[:]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            outcome = ("returned", fn(*copy.deepcopy(args)))
+        except Exception as error:  # noqa: BLE001
+            outcome = ("raised", type(error), str(error))
+    return outcome, out.getvalue(), list(LOG)
+
+
+_RUNTIME_ATTRIBUTES = set(autograph.runtime.__all__)
+
+
+def from_source(fn):
+    """The function defined by the text `autograph.to_code(fn)` shows, run
+    as it reads (the compiled conversion may add Python fast paths)."""
+    import ast
+    import re
+
+    code = autograph.to_code(fn)
+    namespace = dict(fn.__globals__)
+    for node in ast.walk(ast.parse(code)):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.attr in _RUNTIME_ATTRIBUTES and re.fullmatch(r"ag_+\d*", node.value.id)):
+            namespace[node.value.id] = autograph.runtime
+    exec(compile(code, f"<to_code of {fn.__qualname__}>", "exec"), namespace)
+    return namespace[fn.__name__]
+
+
+def assert_same_behaviour(fn, inputs):
+    """The converted function, and the code `to_code` shows, behave as `fn`."""
+    converted = autograph.to_graph(fn)
+    assert is_generated(converted.__code__), f"{fn.__name__} was not converted"
+    shown = from_source(fn)
+    for args in inputs:
+        expected = _observe(fn, args)
+        assert _observe(converted, args) == expected, f"to_graph: {fn.__name__}{args!r}"
+        assert _observe(shown, args) == expected, f"to_code text: {fn.__name__}{args!r}"
+
+
+def lines_of(fn):
+    return [line.strip() for line in autograph.to_code(fn).splitlines()]
+
+
+# Snippets -----------------------------------------------------------------
+
+def structured(x):
+    if x < 0:
+        return -x
+    y = x * 2
+    return y
+
+
+def if_else_both_return(x):
+    if x > 0:
+        return "pos"
+    else:
+        return "non-pos"
+
+
+def elif_returns(x):
+    if x > 10:
+        return "big"
+    elif x > 0:
+        return "small"
+    return "none"
+
+
+def return_in_for(xs):
+    for x in xs:
+        if x > 3:
+            return x
+    return -1
+
+
+def return_in_while(n):
+    i = 0
+    while i < n:
+        if i * i > n:
+            return i
+        i += 1
+    return None
+
+
+def return_in_nested_loops(rows):
+    for i, row in enumerate(rows):
+        for j, v in enumerate(row):
+            if v == 0:
+                return i, j
+    return None
+
+
+def return_with_loop_else(xs):
+    for x in xs:
+        if x < 0:
+            return "negative"
+    else:
+        log("else")
+    return "all non-negative"
+
+
+def implicit_none(x):
+    if x:
+        log("side")
+        return
+    log("after")
+
+
+def no_return_at_all(x):
+    log(x)
+
+
+def return_then_more_statements(x):
+    if x > 0:
+        log("pos")
+        if x > 5:
+            return "big"
+        log("not big")
+    log("end")
+    return "done"
+
+
+def return_in_try_finally(x):
+    try:
+        if x:
+            return "try"
+        log("no return")
+    finally:
+        log("finally")
+    return "after"
+
+
+def return_in_with(xs):
+    import contextlib
+    with contextlib.suppress(KeyError):
+        for x in xs:
+            if x == 2:
+                return "found"
+    return "missing"
+
+
+def return_evaluation_order(xs):
+    for x in xs:
+        if x:
+            return log(("ret", x))
+        log(("skip", x))
+    return log("end")
+
+
+def user_names_do_return(xs):
+    do_return = "user"
+    retval = "user too"
+    for x in xs:
+        if x:
+            return do_return, retval, x
+    return None
+
+
+def plain_function(x):
+    y = x + 1
+    return y
+
+
+BEHAVIOUR = [
+    (structured, [(-2,), (3,), (0,)]),
+    (if_else_both_return, [(1,), (0,)]),
+    (elif_returns, [(11,), (5,), (0,)]),
+    (return_in_for, [([1, 5, 2],), ([1, 2],), ([],)]),
+    (return_in_while, [(0,), (10,), (1,)]),
+    (return_in_nested_loops, [([[1, 2], [3, 0]],), ([[1]],)]),
+    (return_with_loop_else, [([1, -1],), ([1, 2],), ([],)]),
+    (implicit_none, [(1,), (0,)]),
+    (no_return_at_all, [(1,)]),
+    (return_then_more_statements, [(1,), (6,), (0,)]),
+    (return_in_try_finally, [(1,), (0,)]),
+    (return_in_with, [([1, 2, 3],), ([1],)]),
+    (return_evaluation_order, [([0, 0, 3, 4],), ([],)]),
+    (user_names_do_return, [([0, 1],), ([],)]),
+]
+
+
+@pytest.mark.parametrize("fn,inputs", BEHAVIOUR, ids=[f.__name__ for f, _ in BEHAVIOUR])
+def test_same_behaviour(fn, inputs):
+    assert_same_behaviour(fn, inputs)
+
+
+def test_structured_return_becomes_return_if_stmt():
+    lines = lines_of(structured)
+    assert "return ag__.if_stmt(x < 0, if_body, else_body, (), ('return',))" in lines
+    assert "return -x" in lines
+    code = autograph.to_code(structured)
+    assert "do_return" not in code and "retval" not in code
+
+
+def test_if_else_both_return_shape():
+    lines = lines_of(if_else_both_return)
+    assert "return ag__.if_stmt(x > 0, if_body, else_body, (), ('return',))" in lines
+    assert "return 'pos'" in lines and "return 'non-pos'" in lines
+
+
+def test_elif_chain_of_returns_is_nested_structured_returns():
+    code = autograph.to_code(elif_returns)
+    assert "do_return" not in code
+    assert code.count("('return',))") == 2
+
+
+def test_return_in_loop_uses_flag_and_value():
+    lines = lines_of(return_in_for)
+    assert lines[1] == "do_return = False"
+    assert lines[2].startswith("retval = ")  # the "no return yet" value
+    assert "do_return = True" in lines
+    assert "retval = x" in lines
+    assert "return ag__.not_(do_return)" in lines
+    assert lines[-1] in ("return retval", "return ag__.return_value(retval)")
+    assert any(line.startswith("do_return, retval = ag__.for_stmt(xs, loop_test, loop_body,") for line in lines)
+    assert any(line.startswith("retval = ag__.if_stmt(ag__.not_(do_return),") for line in lines)
+
+
+def test_return_in_while_stops_the_loop():
+    lines = lines_of(return_in_while)
+    assert "return ag__.and_(ag__.not_(do_return), lambda: i < n)" in lines
+
+
+def test_function_without_nested_returns_is_untouched():
+    code = autograph.to_code(plain_function)
+    assert "do_return" not in code and "retval" not in code
+    assert [line for line in lines_of(plain_function) if line] == ["def plain_function(x):", "y = x + 1", "return y"]
+
+
+def test_dead_flag_before_last_return_is_dropped():
+    lines = lines_of(return_in_for)
+    # `do_return = True` for the final `return -1` is read by nothing.
+    assert lines.count("do_return = True") == 1
+
+
+def test_user_variables_named_like_flags_get_fresh_flag_names():
+    lines = lines_of(user_names_do_return)
+    assert "do_return = 'user'" in lines
+    assert "retval = 'user too'" in lines
+    assert "do_return_1 = False" in lines
+    assert any(line.startswith("retval_1 = ") for line in lines)
+    assert lines[-1] in ("return retval_1", "return ag__.return_value(retval_1)")
+    assert "do_return = True" not in lines and "retval = x" not in lines
