@@ -144,17 +144,17 @@ class ConcreteFunction:
         self.graph = optimized
         self.output_tree = output_tree
         self.arg_names = arg_names
-        self.compiled = compile_graph(optimized)
+        self._simple = output_tree is None and len(optimized.outputs) == 1
+        self.compiled = compile_graph(optimized, bare=self._simple)
         self._fn = self.compiled.fn
-        self._simple = output_tree is None
+        # What a call with the array leaves runs.
+        self._call_leaves = self._fn if self._simple else self._call_tree
 
     def __call__(self, *args, **kwargs):
-        return self._call_leaves(_array_leaves((args, kwargs)))
+        return self._call_leaves(*_array_leaves((args, kwargs)))
 
-    def _call_leaves(self, leaves):
+    def _call_tree(self, *leaves):
         results = self._fn(*leaves)
-        if self._simple:
-            return results[0]
         it = iter(results)
         return trees.map_leaves(lambda v: next(it) if v is _OUT else v, self.output_tree)
 
@@ -171,6 +171,8 @@ class ConcreteFunction:
 
 
 _OUT = object()
+_trace_stack = context._stack
+_NUMPY_SCALARS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.generic))
 
 
 def _trace(name, python_function, args, kwargs, arg_names):
@@ -231,6 +233,7 @@ class TracedFunction:
         self.trace_count = 0
         self._converted = None
         self._cache = {}
+        self._fast_cache = {}
         self._keys = []
         self._warned = False
         self._signature_function = None
@@ -265,19 +268,44 @@ class TracedFunction:
         return self._converted
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and not _trace_stack:
+            # Fast path: every argument a numpy array or scalar (the common
+            # call), keyed by scalar type or (shape, dtype).
+            key = []
+            for a in args:
+                t = type(a)
+                if t is np.ndarray:
+                    key.append((a.shape, a.dtype))
+                elif t in _NUMPY_SCALARS:
+                    key.append(t)
+                else:
+                    break
+            else:
+                concrete = self._fast_cache.get(tuple(key))
+                if concrete is not None:
+                    return concrete(*args)
+                return self._slow_call(args, kwargs, tuple(key))
+        return self._slow_call(args, kwargs, None)
+
+    def _slow_call(self, args, kwargs, fast_key):
         if context.active():
             # Called while another function is traced: inline.
             return self._function_to_trace()(*args, **kwargs)
         if self.input_signature is not None:
             concrete = self._signature_concrete()
-            return concrete._call_leaves(self._signature_inputs(args))
+            inputs = self._signature_inputs(args)
+            if fast_key is not None and all(x is y for x, y in zip(inputs, args)):
+                self._fast_cache[fast_key] = concrete._call_leaves
+            return concrete._call_leaves(*inputs)
         key = tuple(_key(a) for a in args)
         if kwargs:
             key += (tuple((k, _key(v)) for k, v in sorted(kwargs.items())),)
         concrete = self._cache.get(key)
         if concrete is None:
             concrete = self._trace_new(key, args, kwargs)
-        return concrete._call_leaves(_array_leaves((args, kwargs)))
+        if fast_key is not None:
+            self._fast_cache[fast_key] = concrete._call_leaves
+        return concrete._call_leaves(*_array_leaves((args, kwargs)))
 
     def _signature_concrete(self):
         if self._signature_function is None:
@@ -291,7 +319,9 @@ class TracedFunction:
                             f"got {len(args)}")
         leaves = []
         for arg, spec, name in zip(args, specs, self._arg_names(len(args))):
-            array = arg if type(arg) is np.ndarray else np.asarray(arg)
+            # numpy scalars stay scalars, as eager code sees them.
+            array = arg if type(arg) is np.ndarray or type(arg) in _NUMPY_SCALARS \
+                else np.asarray(arg)
             if array.dtype != spec.dtype:
                 if isinstance(arg, (bool, int, float, complex)):
                     array = np.asarray(arg, spec.dtype)

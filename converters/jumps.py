@@ -93,11 +93,17 @@ def structure(stmts, is_jump, into_loops):
     return result
 
 
-def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None):
+def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None, reset=None):
     """Step 2 of the module docstring. `replace(jump)` gives the statements
     that stand for a jump; `on_loop(loop)` is called for each loop a jump
     leaves (into_loops=True), which must then stop when `flag` is set.
+    `reset()` gives the statements that undo a jump: an exception raised
+    after it (in a `finally` clause or an `__exit__`) abandons the jump, so
+    an `except` clause around it starts with them (default `flag = False`).
     Returns (statements, NEVER | MAYBE | ALWAYS)."""
+    if reset is None:
+        def reset():
+            return [templates.assign(templates.store(flag), templates.const(False))]
     result = []
     for index, stmt in enumerate(stmts):
         if is_jump(stmt):
@@ -105,28 +111,31 @@ def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None):
             return result, ALWAYS
         status = NEVER
         if isinstance(stmt, gast.If):
-            stmt.body, body = lower(stmt.body, is_jump, replace, flag, into_loops, on_loop)
-            stmt.orelse, orelse = lower(stmt.orelse, is_jump, replace, flag, into_loops, on_loop)
+            stmt.body, body = lower(stmt.body, is_jump, replace, flag, into_loops, on_loop, reset)
+            stmt.orelse, orelse = lower(stmt.orelse, is_jump, replace, flag, into_loops, on_loop, reset)
             if body == orelse == ALWAYS:
                 status = ALWAYS
             elif body or orelse:
                 status = MAYBE
         else:
             for block in _child_blocks(stmt, into_loops):
-                block[:], inner = lower(block, is_jump, replace, flag, into_loops, on_loop)
+                block[:], inner = lower(block, is_jump, replace, flag, into_loops, on_loop, reset)
                 if inner != NEVER:
                     status = MAYBE
-                    if _is_try(stmt) and block is stmt.body and stmt.orelse:
-                        # A jump out of the try body skips its else clause.
-                        guard = gast.If(test=templates.not_(templates.name(flag)), body=stmt.orelse, orelse=[])
-                        stmt.orelse = [templates.located(guard, stmt.orelse[0])]
+                    if _is_try(stmt) and block is stmt.body:
+                        if stmt.orelse:
+                            # A jump out of the try body skips its else clause.
+                            guard = gast.If(test=templates.not_(templates.name(flag)), body=stmt.orelse, orelse=[])
+                            stmt.orelse = [templates.located(guard, stmt.orelse[0])]
+                        for handler in stmt.handlers:
+                            handler.body[:0] = templates.located(reset(), handler)
             if status and isinstance(stmt, _LOOPS) and into_loops and on_loop is not None:
                 on_loop(stmt)
         result.append(stmt)
         if status == ALWAYS:
             return result, ALWAYS
         if status == MAYBE:
-            rest, _ = lower(stmts[index + 1:], is_jump, replace, flag, into_loops, on_loop)
+            rest, _ = lower(stmts[index + 1:], is_jump, replace, flag, into_loops, on_loop, reset)
             if rest:
                 guard = gast.If(test=templates.not_(templates.name(flag)), body=rest, orelse=[])
                 result.append(templates.located(guard, rest[0]))

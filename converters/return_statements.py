@@ -91,7 +91,12 @@ def transform(node, ctx):
             guard = gast.If(test=templates.not_(templates.name(do_return)), body=loop.orelse, orelse=[])
             loop.orelse = [templates.located(guard, loop.orelse[0])]
 
-    body, _ = jumps.lower(node.body, _is_return, replace, do_return, True, on_loop)
+    def reset():
+        return [templates.assign(templates.store(do_return), templates.const(False)),
+                templates.assign(templates.store(retval), templates.call(
+                    templates.attr(ctx.ag, "UndefinedReturnValue")))]
+
+    body, _ = jumps.lower(node.body, _is_return, replace, do_return, True, on_loop, reset)
     first = node.body[0] if node.body else node
     undefined = templates.call(templates.attr(ctx.ag, "UndefinedReturnValue"))
     result = templates.call(templates.attr(ctx.ag, "return_value"), templates.name(retval))

@@ -242,3 +242,158 @@ def test_explicit_graph_float_example():
         y = converted(x)
     assert g.run(y, {x: 9.0}) == 3.0
     assert g.run(y, {x: 2.0}) == 2.0
+
+
+# `return` inside branches and loops whose condition is symbolic.
+
+def first_negative(x):
+    for v in x:
+        if v < 0:
+            return v
+    return 0.0
+
+
+def find_index(x, t):
+    for i in range(4):
+        if x[i] == t:
+            return i
+    return -1
+
+
+def relu_return(x):
+    if x > 0:
+        return x
+    return 0.0
+
+
+def steps_until(x):
+    n = 0
+    while n < 10:
+        if x * n > 20:
+            return n
+        n += 1
+    return -1
+
+
+def return_none_or_value(x):
+    if x > 0:
+        return
+    return None
+
+
+@pytest.mark.parametrize("values, expected", [([5.0, -6.0, 7.0], -6.0), ([5.0, 6.0, 7.0], 0.0),
+                                              ([-1.0, -2.0, 3.0], -1.0)])
+def test_return_inside_loop_over_symbolic_array(values, expected):
+    f = function(first_negative)
+    got = f(np.array(values))
+    assert got == expected == first_negative(np.array(values))
+    assert type(got) is np.float64
+    assert f.trace_count == 1
+    assert f.get_concrete_function(np.array(values)).graph.count_nodes("while") == 1
+
+
+@pytest.mark.parametrize("t, expected", [(7, 2), (5, 0), (9, -1)])
+def test_return_inside_python_loop_with_symbolic_condition(t, expected):
+    f = function(find_index)
+    x = np.array([5, 6, 7, 8])
+    assert f(x, np.int64(t)) == expected == find_index(x, t)
+    assert f.trace_count == 1
+
+
+@pytest.mark.parametrize("x", [-2.0, 3.0])
+def test_return_inside_symbolic_if(x):
+    assert function(relu_return)(np.float64(x)) == relu_return(np.float64(x))
+
+
+@pytest.mark.parametrize("x", [3.0, 0.5])
+def test_return_inside_symbolic_while(x):
+    f = function(steps_until)
+    assert f(np.float64(x)) == steps_until(x)
+    assert f.get_concrete_function(np.float64(x)).graph.count_nodes("while") == 1
+
+
+def test_return_without_value_in_symbolic_branch():
+    assert function(return_none_or_value)(np.float64(1.0)) is None
+
+
+def return_string_or_nothing(x):
+    for v in x:
+        if v > 0:
+            return "positive"
+    return "none"
+
+
+def test_return_of_non_number_in_symbolic_branch_is_an_error():
+    from autograph.runtime.tracer.errors import BranchMismatchError
+    with pytest.raises(BranchMismatchError) as info:
+        function(return_string_or_nothing)(np.ones(2))
+    assert str(info.value).startswith(
+        "'retval' is a Python str in the true branch but not returned yet in the false branch "
+        "of an `if` whose condition is symbolic (")
+    assert str(info.value).endswith(
+        "); Python values other than numbers must be the same in both branches")
+
+
+def one_branch_only(x):
+    if x > 0:
+        y = x
+    return y
+
+
+def test_variable_of_one_branch_still_an_error():
+    from autograph.runtime.tracer.errors import UndefinedOutputError
+    with pytest.raises(UndefinedOutputError, match="^'y' is defined in the true branch but not "
+                       "in the false branch of an `if` whose condition is symbolic"):
+        function(one_branch_only)(np.float64(1.0))
+
+
+# enumerate and zip of symbolic arrays become graph loops.
+
+def weighted_sum(x):
+    s = 0.0
+    for i, v in enumerate(x):
+        s += i * v
+    return s
+
+
+def positive_weighted(x):
+    s = 0.0
+    for i, v in enumerate(x, 1):
+        if v > 0:
+            s += i * v
+    return s
+
+
+def dot_loop(x, y):
+    s = 0.0
+    for a, b in zip(x, y):
+        s += a * b
+    return s
+
+
+@pytest.mark.parametrize("fn", [weighted_sum, positive_weighted])
+def test_enumerate_of_symbolic_array_is_one_loop(fn):
+    f = function(fn)
+    x = np.array([1.0, -2.0, 3.0, 4.0])
+    assert f(x) == fn(x)
+    graph = f.get_concrete_function(x).graph
+    assert graph.count_nodes("while") == 1
+    assert graph.count_nodes(name="getitem") == 1   # not unrolled
+
+
+def test_zip_of_symbolic_arrays_with_unknown_lengths():
+    f = function(dot_loop, input_signature=[Spec((None,)), Spec((None,))])
+    x, y = np.array([1.0, -2.0, 3.0]), np.array([4.0, 5.0, 6.0, 7.0])
+    assert f(x, y) == dot_loop(x, y)
+    assert f(y, y) == dot_loop(y, y)
+    assert f(x[:0], y) == 0.0
+    assert f.trace_count == 1
+    assert f.get_concrete_function().graph.count_nodes("while") == 1
+
+
+def test_zip_with_a_concrete_array():
+    w = np.array([0.5, 0.25, 2.0])
+    f = function(lambda x: dot_loop(x, w))
+    x = np.array([1.0, 2.0, 3.0])
+    assert f(x) == dot_loop(x, w)
+    assert f.get_concrete_function(x).graph.count_nodes("while") == 1

@@ -6,7 +6,7 @@ import operator
 import numpy as np
 from autograph.runtime.backends import Backend
 from autograph.runtime.tracer import context, control_flow, numpy_api
-from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange
+from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange, SymbolicZip
 
 __all__ = ["TracerBackend"]
 
@@ -38,7 +38,7 @@ class TracerBackend(Backend):
     name = "autograph tracer"
 
     def owns_type(self, cls):
-        return issubclass(cls, (SymbolicArray, SymbolicRange))
+        return issubclass(cls, (SymbolicArray, SymbolicRange, SymbolicZip))
 
     def cond(self, pred, true_fn, false_fn, operands, names):
         return control_flow.cond(pred, true_fn, false_fn, operands, names)
@@ -114,6 +114,27 @@ def _range(*args):
     return SymbolicRange(start, stop, step)
 
 
+def _loopable(x):
+    """An array a graph loop can index along its leading axis."""
+    if _is_sym(x):
+        return not x.weak and x.ndim >= 1
+    return type(x) is np.ndarray and x.ndim >= 1
+
+
+def _enumerate(iterable, start=0):
+    if _loopable(iterable) and _is_sym(iterable) and (
+            type(start) is int or (_is_sym(start) and start.shape == () and start.dtype.kind in "iu")):
+        return SymbolicZip("enumerate", (iterable,), start)
+    return builtins.enumerate(iterable, start)
+
+
+def _zip(*iterables, **kwargs):
+    if not kwargs and iterables and all(_loopable(a) for a in iterables) \
+            and any(_is_sym(a) for a in iterables):
+        return SymbolicZip("zip", iterables)
+    return builtins.zip(*iterables, **kwargs)
+
+
 def _minmax(pyfunc, better):
     def impl(*args, **kwargs):
         if kwargs or not args:
@@ -168,6 +189,8 @@ def _anyall(pyfunc, npfunc):
 _BUILTINS = {
     builtins.len: _len,
     builtins.range: _range,
+    builtins.enumerate: _enumerate,
+    builtins.zip: _zip,
     builtins.abs: operator.abs,
     builtins.min: _minmax(builtins.min, operator.lt),
     builtins.max: _minmax(builtins.max, operator.gt),

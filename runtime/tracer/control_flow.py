@@ -18,8 +18,8 @@ from autograph.runtime.tracer.errors import (
     UndefinedOutputError,
 )
 from autograph.runtime.tracer.graph import Block, Node, format_type
-from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange
-from autograph.runtime.undefined import Undefined
+from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange, SymbolicZip
+from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
 __all__ = ["cond", "for_loop", "while_loop"]
 
@@ -54,6 +54,12 @@ def _aval(x):
 def _describe(x):
     if type(x) is Undefined:
         return "undefined"
+    if type(x) is UndefinedReturnValue:
+        return "not returned yet"
+    if isinstance(x, np.ndarray):
+        return f"a numpy {_describe_aval(_aval(x))} array"
+    if isinstance(x, np.generic):
+        return f"a numpy {x.dtype.name} scalar ({x.item()!r})"
     if _is_sym(x):
         if x.weak:
             return f"a symbolic Python {format_type(x)}"
@@ -123,7 +129,7 @@ def _convert(x, aval):
 def _same_python(a, b):
     if a is b:
         return True
-    if type(a) is Undefined and type(b) is Undefined:
+    if isinstance(a, Undefined) and type(a) is type(b):
         return True
     if type(a) is not type(b):
         return False
@@ -131,6 +137,35 @@ def _same_python(a, b):
         return bool(a == b)
     except Exception:
         return False
+
+
+def _return_stand_in(value):
+    """What stands for a lowered `return` that has not run (an
+    `UndefinedReturnValue`) where another path gives `value`: zeros of the
+    value's type, or None where `value` is None (`return_value` of either
+    is None). None where there is no such stand-in."""
+    if value is None:
+        return None, True
+    if _is_num(value):
+        return type(value)(0), True
+    if _is_array(value):
+        return np.zeros(np.shape(value), value.dtype)[()], True
+    if _is_sym(value):
+        if value.weak:
+            return context.python_dummy(value.dtype, 0), True
+        if None in value.shape:
+            return None, False
+        return np.zeros(value.shape, value.dtype), True
+    return None, False
+
+
+def _stand_in_for_return(x, other):
+    """`x`, or its stand-in if it is a return value not set yet and `other`
+    (the same variable on the other path) is set."""
+    if type(x) is not UndefinedReturnValue or isinstance(other, Undefined):
+        return x
+    stand_in, ok = _return_stand_in(other)
+    return stand_in if ok else x
 
 
 def _skeleton(x):
@@ -197,6 +232,7 @@ def cond(pred, true_fn, false_fn, operands, names):
         t_leaves, f_leaves = trees.leaves(t), trees.leaves(f)
         resolved = []
         for a, b in zip(t_leaves, f_leaves):
+            a, b = _stand_in_for_return(a, b), _stand_in_for_return(b, a)
             ua, ub = type(a) is Undefined, type(b) is Undefined
             if ua != ub:
                 defined, missing = ("true", "false") if ub else ("false", "true")
@@ -312,6 +348,22 @@ def _loop(test, body, state, names, what, loc):
             after = new_flat[j]
             name = names[i]
             if j not in avals:
+                if type(before) is UndefinedReturnValue and not isinstance(after, Undefined):
+                    # A `return` inside the loop: the loop starts from a
+                    # stand-in of the returned value's type.
+                    stand_in, ok = _return_stand_in(after)
+                    if not ok:
+                        raise LoopStateError(
+                            f"'{name}' (the function's return value) is {_describe(after)} when "
+                            f"returned inside {what} ({loc}); a value returned inside a loop "
+                            "whose condition is symbolic must be a number or an array of known "
+                            "shape")
+                    flat[j] = (i, stand_in)
+                    if _is_value(stand_in):
+                        var_index = sorted(var_index + [j])
+                        avals[j] = _aval(after)
+                    changed = True
+                    continue
                 if type(before) is Undefined and type(after) is not Undefined:
                     raise UndefinedOutputError(
                         f"'{name}' is defined inside {what} ({loc}) but not before it, and it is "
@@ -397,6 +449,28 @@ def for_loop(iterable, extra_test, body, state, names, opts=None):
 
         def item(i):
             return i
+    elif type(iterable) is SymbolicZip:
+        what = f"a `for` loop over {iterable.kind}() of a symbolic array"
+        arrays = [a if _is_sym(a) else context.constant(a) for a in iterable.arrays]
+        static = [a.shape[0] for a in arrays if a.shape[0] is not None]
+        dynamic = [context.emit_call("len", len, (a,)) for a in arrays if a.shape[0] is None]
+        start, step = 0, 1
+        if static and min(static) == 0:
+            return tuple(state)  # no iteration, as in Python
+        lengths = ([min(static)] if static else []) + dynamic
+        stop = lengths[0] if len(lengths) == 1 else context.emit_call("min", min, tuple(lengths))
+        first = iterable.start
+
+        def in_range(i):
+            return i < stop
+
+        if iterable.kind == "enumerate":
+            def item(i):
+                index = i if _is_num(first) and first == 0 else first + i
+                return (index, arrays[0][i])
+        else:
+            def item(i):
+                return tuple(a[i] for a in arrays)
     else:
         array = iterable
         if array.weak or not array.shape:
@@ -421,6 +495,8 @@ def for_loop(iterable, extra_test, body, state, names, opts=None):
         more = extra_test(*s)
         if _is_num(more):
             return flag if more else False
+        if flag.dtype.kind == "b" and more.dtype.kind == "b":
+            return flag & more  # Python's `&` on bools: no ufunc call at run time
         return np.logical_and(flag, more)
 
     def loop_body(i, *s):

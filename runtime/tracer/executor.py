@@ -8,22 +8,54 @@ shape check at run time.
 """
 
 import math
+import operator
 
 import numpy as np
-from autograph.runtime.tracer import trees
+from autograph.runtime.tracer import inplace, trees
 from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
 __all__ = ["CompiledGraph", "compile_graph", "run_fetches"]
 
 
+_INFIX = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+    operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.matmul: "@",
+    operator.and_: "&", operator.or_: "|", operator.xor: "^", operator.lshift: "<<",
+    operator.rshift: ">>", operator.lt: "<", operator.le: "<=", operator.gt: ">",
+    operator.ge: ">=", operator.eq: "==", operator.ne: "!=",
+}
+_PREFIX = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "not "}
+_CALLS = {operator.abs: "abs", divmod: "divmod"}
+_LOGICAL = {np.logical_and: "&", np.logical_or: "|"}
+
+
+def _plain(x):
+    """An operand of an infix operator that keeps numpy's ufunc semantics:
+    not a container (`[1] * n` repeats a list) and not a Python complex
+    (`1j * np.float64(2)` is Python's complex product, not numpy's)."""
+    t = type(x)
+    if t is SymbolicArray:
+        return not (x.weak and x.dtype.kind == "c")
+    return t is bool or t is int or t is float
+
+
+def _strong_bool(x):
+    return type(x) is SymbolicArray and x.dtype.kind == "b" and not x.weak
+
+
+def _bool_operand(x):
+    return type(x) is bool or (type(x) is SymbolicArray and x.dtype.kind == "b")
+
+
 class _Codegen:
-    def __init__(self):
+    def __init__(self, plan=None):
         self.names = {}
         self.namespace = {}
         self.fn_names = {}
         self.lines = []
         self.counter = 0
+        self.plan = plan or inplace.Plan()
 
     def var(self, value):
         name = self.names.get(value)
@@ -57,12 +89,44 @@ class _Codegen:
             return repr(obj)
         if t is float and math.isfinite(obj):
             return repr(obj)
+        if t is np.ndarray and obj.ndim == 0:
+            # A 0-d constant runs as a numpy scalar, as eager numpy gives one.
+            obj = obj[()]
         return self.bind(obj, "k")
+
+    def operand(self, obj):
+        text = self.render(obj)
+        return f"({text})" if text.startswith("-") else text
+
+    def infix(self, node):
+        """The node as a Python operator expression, or None."""
+        fn, args = node.fn, node.args
+        if node.kwargs or node.attrs.get("multi"):
+            return None
+        pyop = node.attrs.get("pyop", fn)
+        if len(args) == 2 and pyop in _INFIX:
+            if fn is pyop or all(_plain(a) for a in args):
+                return f"{self.operand(args[0])} {_INFIX[pyop]} {self.operand(args[1])}"
+        elif len(args) == 1 and pyop in _PREFIX:
+            if fn is pyop or _plain(args[0]):
+                return f"{_PREFIX[pyop]}{self.operand(args[0])}"
+        elif pyop in _CALLS and (fn is pyop or all(_plain(a) for a in args)):
+            return f"{_CALLS[pyop]}({', '.join(self.render(a) for a in args)})"
+        elif fn in _LOGICAL and len(args) == 2 and all(_bool_operand(a) for a in args) \
+                and any(_strong_bool(a) for a in args):
+            # np.bool_ & bool is np.logical_and on booleans, without the ufunc call.
+            return f"{self.operand(args[0])} {_LOGICAL[fn]} {self.operand(args[1])}"
+        elif fn is np.logical_not and len(args) == 1 and _strong_bool(args[0]):
+            return f"~{self.operand(args[0])}"
+        return None
 
     def call(self, node):
         if node.name == "getitem":
             target, index = node.args
             return f"{self.render(target)}[{self.render(index)}]"
+        text = self.infix(node)
+        if text is not None:
+            return text
         fname = self.bind(node.fn, getattr(node.fn, "__name__", node.name))
         parts = [self.render(a) for a in node.args]
         parts += [f"{k}={self.render(v)}" for k, v in node.kwargs.items()]
@@ -75,6 +139,13 @@ class _Codegen:
     def lhs(names):
         return "".join(n + ", " for n in names)
 
+    def assign(self, targets, values, indent):
+        if len(targets) == 1:
+            if targets[0] != values[0]:
+                self.emit(f"{targets[0]} = {values[0]}", indent)
+        elif targets:
+            self.emit(f"{self.lhs(targets)}= {self.lhs(values)}", indent)
+
     def block(self, block, indent):
         start = len(self.lines)
         for node in block.nodes:
@@ -83,6 +154,12 @@ class _Codegen:
                 value = node.attrs["value"]
                 self.names[node.outputs[0]] = self.render(value)
             elif kind == "op":
+                if node.id in self.plan.in_place:
+                    target, index, value = node.args
+                    name = self.render(target)
+                    self.emit(f"{name}[{self.render(index)}] = {self.render(value)}", indent)
+                    self.names[node.outputs[0]] = name
+                    continue
                 outs = [self.var(v) for v in node.outputs]
                 rhs = self.call(node)
                 if not outs:
@@ -97,26 +174,36 @@ class _Codegen:
                 for i, b in enumerate(node.blocks):
                     if i == 1:
                         self.emit("else:", indent)
-                    emitted = self.block(b, indent + 1)
-                    if outs:
-                        self.emit(f"{self.lhs(outs)}= {self.lhs(self.render(v) for v in b.outputs)}",
-                                  indent + 1)
-                    elif not emitted:
+                    mark = len(self.lines)
+                    self.block(b, indent + 1)
+                    self.assign(outs, [self.render(v) for v in b.outputs], indent + 1)
+                    if len(self.lines) == mark:
                         self.emit("pass", indent + 1)
             elif kind == "while":
                 params = [self.var(p) for p in node.attrs["params"]]
                 test, body = node.blocks
-                if params:
-                    self.emit(f"{self.lhs(params)}= {self.lhs(self.render(v) for v in node.args)}",
-                              indent)
-                self.emit("while True:", indent)
+                inits = [self.render(v) for v in node.args]
+                for i in self.plan.entry_copies.get(node.id, ()):
+                    # The loop updates this variable in place: its own buffer.
+                    inits[i] = f"{self.bind(np.array, 'array')}({inits[i]})"
+                self.assign(params, inits, indent)
+                test_start = len(self.lines)
                 self.block(test, indent + 1)
-                self.emit(f"if not {self.render(test.outputs[0])}:", indent + 1)
-                self.emit("break", indent + 2)
+                flag = self.render(test.outputs[0])
+                if len(self.lines) == test_start + 1 and \
+                        self.lines[-1].startswith("    " * (indent + 1) + flag + " = "):
+                    # A one-line test: `while v3 < 200:`.
+                    expr = self.lines.pop()[len("    " * (indent + 1) + flag + " = "):]
+                    self.lines.insert(test_start, "    " * indent + f"while {expr}:")
+                else:
+                    self.lines.insert(test_start, "    " * indent + "while True:")
+                    self.emit(f"if not {flag}:", indent + 1)
+                    self.emit("break", indent + 2)
+                mark = len(self.lines)
                 self.block(body, indent + 1)
-                if params:
-                    self.emit(f"{self.lhs(params)}= {self.lhs(self.render(v) for v in body.outputs)}",
-                              indent + 1)
+                self.assign(params, [self.render(v) for v in body.outputs], indent + 1)
+                if len(self.lines) == mark:
+                    self.emit("pass", indent + 1)
                 for out, p in zip(node.outputs, params):
                     self.names[out] = p
             else:
@@ -137,14 +224,18 @@ class CompiledGraph:
         return self.fn(*inputs)
 
 
-def compile_graph(graph, outputs=None):
+def compile_graph(graph, outputs=None, bare=False):
     """Compiles `graph` into a function of its placeholders returning the
-    tuple of `outputs` (default: graph.outputs)."""
+    tuple of `outputs` (default: graph.outputs), or with `bare` and one
+    output, that output."""
     outputs = graph.outputs if outputs is None else outputs
-    gen = _Codegen()
+    gen = _Codegen(inplace.analyze(graph))
     params = [gen.var(p) for p in graph.params]
     gen.block(graph, 1)
-    gen.emit(f"return ({gen.lhs(gen.render(v) for v in outputs)})", 1)
+    if bare and len(outputs) == 1:
+        gen.emit(f"return {gen.render(outputs[0])}", 1)
+    else:
+        gen.emit(f"return ({gen.lhs(gen.render(v) for v in outputs)})", 1)
     source = f"def run_{_ident(graph.name)}({', '.join(params)}):\n" + "\n".join(gen.lines) + "\n"
     namespace = dict(gen.namespace)
     code = compile(source, f"<autograph graph {graph.name}>", "exec")

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 from autograph.runtime.errors import user_location
-from autograph.runtime.tracer import context, trees
+from autograph.runtime.tracer import context, inplace, trees
 from autograph.runtime.tracer.errors import TracingError, UnsupportedFunctionError
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
@@ -105,17 +105,20 @@ def broadcast_shapes(*shapes):
     return tuple(result)
 
 
-def _elementwise(ufunc, inputs, kwargs):
+def _elementwise(ufunc, inputs, kwargs, pyop=None):
     with np.errstate(all="ignore"):
         result = ufunc(*[_dtype_dummy(x) for x in inputs], **kwargs)
     shape = broadcast_shapes(*[_shape(x) for x in inputs])
     results = result if ufunc.nout > 1 else (result,)
     avals = [(shape, np.asarray(r).dtype, False) for r in results]
-    outs = context.emit("op", ufunc.__name__, ufunc, tuple(inputs), kwargs, avals)
+    # `pyop`: the Python operator the user wrote (`a > b`); the executor may
+    # emit it instead of the ufunc call where both mean the same.
+    attrs = {"pyop": pyop} if pyop is not None and not kwargs else None
+    outs = context.emit("op", ufunc.__name__, ufunc, tuple(inputs), kwargs, avals, attrs=attrs)
     return tuple(outs) if ufunc.nout > 1 else outs[0]
 
 
-def array_ufunc(ufunc, method, inputs, kwargs):
+def array_ufunc(ufunc, method, inputs, kwargs, pyop=None):
     if kwargs.get("out") is not None:
         raise TracingError(
             f"numpy.{ufunc.__name__} with out= cannot write into a symbolic array "
@@ -123,7 +126,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     kwargs.pop("out", None)
     if method == "__call__":
         if ufunc.signature is None and not any(is_symbolic(v) for v in trees.leaves(kwargs)):
-            return _elementwise(ufunc, inputs, kwargs)
+            return _elementwise(ufunc, inputs, kwargs, pyop)
         return context.emit_call(ufunc.__name__, ufunc, tuple(inputs), kwargs)
     if method == "at":
         raise TracingError(
@@ -150,13 +153,13 @@ def binary(ufunc, pyop, a, b):
         return NotImplemented
     if _weakish(a) and _weakish(b):
         return _weak_op(pyop, (a, b))
-    return array_ufunc(ufunc, "__call__", (a, b), {})
+    return array_ufunc(ufunc, "__call__", (a, b), {}, pyop)
 
 
 def unary(ufunc, pyop, a):
     if a.weak:
         return _weak_op(pyop, (a,))
-    return array_ufunc(ufunc, "__call__", (a,), {})
+    return array_ufunc(ufunc, "__call__", (a,), {}, pyop)
 
 
 # Functions with special meanings.
@@ -230,18 +233,12 @@ def getitem(x, index):
     return context.emit_call("getitem", operator.getitem, (x, index))
 
 
-def _setitem(target, index, value):
-    result = target.copy()
-    result[index] = value
-    return result
-
-
 def setitem(target, index, value):
     """Functional `target[index] = value`: a new value; the target keeps its
     dtype and shape (numpy casts `value` as the assignment would)."""
     if target.weak:
         raise TypeError("a Python scalar does not support item assignment")
-    return context.emit_call("setitem", _setitem, (target, index, value))
+    return context.emit_call("setitem", inplace.setitem_impl, (target, index, value))
 
 
 def _astype(x, dtype):

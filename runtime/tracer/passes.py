@@ -207,6 +207,28 @@ def _evaluate(node, known):
     return results
 
 
+def _drop_passthrough(node, replace):
+    """Removes the outputs of a `cond` that both branches give as the same
+    value (defined before the `cond`): uses of them read that value. True
+    if the node has no outputs left."""
+    keep = []
+    t, f = node.blocks
+    for i, out in enumerate(node.outputs):
+        a, b = t.outputs[i], f.outputs[i]
+        a, b = replace.get(a, a), replace.get(b, b)
+        if a is b:
+            replace[out] = a
+        else:
+            keep.append(i)
+    if len(keep) != len(node.outputs):
+        node.outputs = [node.outputs[i] for i in keep]
+        for blk in node.blocks:
+            blk.outputs = [blk.outputs[i] for i in keep]
+        for j, out in enumerate(node.outputs):
+            out.index = j
+    return not node.outputs
+
+
 def _fold(block, known, replace):
     kept = []
     for node in block.nodes:
@@ -220,6 +242,9 @@ def _fold(block, known, replace):
                     kept.append(_as_const_node(v, r, block))
                     known[v] = r
                 continue
+        elif node.kind == "cond" and _drop_passthrough(node, replace) and not node.has_effect() \
+                and not any(b.nodes for b in node.blocks):
+            continue  # both branches give the same values and compute nothing
         elif node.kind == "cond" and node.args[0] in known:
             taken = node.blocks[0] if known[node.args[0]] else node.blocks[1]
             _fold(taken, known, replace)

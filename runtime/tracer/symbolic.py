@@ -13,7 +13,7 @@ import numpy as np
 from autograph.runtime.errors import user_location
 from autograph.runtime.tracer.errors import SymbolicBoolError, TracingError
 
-__all__ = ["SymbolicArray", "SymbolicRange"]
+__all__ = ["SymbolicArray", "SymbolicRange", "SymbolicZip"]
 
 
 def _api():
@@ -247,3 +247,33 @@ class SymbolicRange:
         raise TracingError(
             f"cannot iterate in Python over a range with a symbolic bound ({user_location()}); "
             "convert the function with autograph so that the `for` loop becomes a graph loop")
+
+
+class SymbolicZip:
+    """`enumerate(x, start)` or `zip(x, y, ...)` over arrays of which some
+    is symbolic: the iterable a converted `for` loop turns into one graph
+    loop (over the shortest leading dimension)."""
+
+    __slots__ = ("arrays", "kind", "start")
+
+    def __init__(self, kind, arrays, start=0):
+        self.kind = kind
+        self.arrays = tuple(arrays)
+        self.start = start
+
+    def __repr__(self):
+        inner = ", ".join(repr(a) for a in self.arrays)
+        if self.kind == "enumerate":
+            return f"enumerate({inner}, start={self.start!r})"
+        return f"zip({inner})"
+
+    def __iter__(self):
+        import builtins
+        if any(type(a) is SymbolicArray and a.shape[0] is None for a in self.arrays):
+            raise TracingError(
+                f"cannot iterate in Python over {self.kind}() of a symbolic array whose leading "
+                f"dimension is unknown ({user_location()}); convert the function with autograph "
+                "so that the `for` loop becomes a graph loop")
+        if self.kind == "enumerate":
+            return iter(builtins.enumerate(self.arrays[0], self.start))
+        return iter(builtins.zip(*self.arrays))

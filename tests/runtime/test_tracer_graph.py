@@ -98,7 +98,7 @@ def test_compiled_source_is_flat_python():
     f = function(lambda x: np.exp(x) + 1, autograph=False)
     c = f.get_concrete_function(np.ones(2))
     assert c.source.splitlines()[1:] == [
-        "    v1 = exp_0(v0)", "    v2 = add_1(v1, 1)", "    return (v2, )"]
+        "    v1 = exp_0(v0)", "    v2 = v1 + 1", "    return v2"]
 
 
 def test_graph_str_of_concrete_function():
