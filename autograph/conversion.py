@@ -96,7 +96,9 @@ def _lazy_lines(reference):
 
 _lock = threading.RLock()
 _by_code = (weakref.WeakKeyDictionary(), weakref.WeakKeyDictionary())  # [recursive]
-_generated = weakref.WeakSet()
+# id(code) -> weak reference: code objects compare equal by value, so a
+# WeakSet would also claim the user's code that equals a generated one.
+_generated = {}
 _counter = itertools.count(1)
 
 
@@ -110,7 +112,8 @@ def clear_cache():
 
 def is_generated(code):
     """True if `code` was produced by this pipeline."""
-    return code in _generated
+    reference = _generated.get(id(code))
+    return reference is not None and reference() is code
 
 
 def _is_generator(node):
@@ -145,6 +148,41 @@ def _nested_functions(node):
     return ordered
 
 
+def _mangle_private_names(node, qualname):
+    """Python mangles `__name` inside a class body to `_Class__name`; the
+    converted function is compiled outside its class, so the tree is
+    mangled here, with the class named by the function's qualname."""
+    parts = qualname.split(".")
+    if len(parts) < 2 or parts[-2] == "<locals>":
+        return
+    prefix = "_" + parts[-2].lstrip("_")
+    if prefix == "_":
+        return
+
+    def mangle(identifier):
+        if identifier and identifier.startswith("__") and not identifier.endswith("__") and "." not in identifier:
+            return prefix + identifier
+        return identifier
+
+    stack = [node]
+    while stack:
+        child = stack.pop()
+        if isinstance(child, gast.Name):
+            child.id = mangle(child.id)
+        elif isinstance(child, gast.Attribute):
+            child.attr = mangle(child.attr)
+        elif isinstance(child, gast.keyword) and child.arg:
+            child.arg = mangle(child.arg)
+        elif isinstance(child, (gast.Global, gast.Nonlocal)):
+            child.names = [mangle(n) for n in child.names]
+        elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)) and child is not node:
+            child.name = mangle(child.name)
+            if isinstance(child, gast.ClassDef):
+                stack.extend(child.bases + child.keywords + child.decorator_list)
+                continue  # its body is mangled with its own name by the compiler
+        stack.extend(gast.iter_child_nodes(child))
+
+
 def _rewrite_super(node):
     """`super()` in a function whose bodies become nested functions must name
     its arguments: `super(__class__, self)`."""
@@ -176,10 +214,23 @@ def _jumps_out_of(stmts, in_loop=False):
     return None
 
 
+_SCOPE_READERS = {"locals": 0, "vars": 0, "eval": 1, "exec": 1, "dir": 0}
+
+
 def _check_supported(node, filename):
-    """A jump out of a `finally` clause can swallow an exception in flight,
-    which flags cannot express: such functions run unconverted."""
+    """What conversion cannot express, so the function runs unconverted:
+    a jump out of a `finally` clause (it can swallow an exception in
+    flight), and reading the local scope as a whole (`locals()`, `vars()`,
+    `dir()`, `eval`/`exec` without a namespace), which sees the variables
+    of the body function it runs in."""
     for child in _walk_scope(node):
+        if (isinstance(child, gast.Call) and isinstance(child.func, gast.Name)
+                and child.func.id in _SCOPE_READERS and len(child.args) <= _SCOPE_READERS[child.func.id]
+                and not child.keywords):
+            raise ConversionError(
+                f"{filename}:{child.lineno}: `{child.func.id}()` reads the function's local variables, "
+                "which conversion moves into nested functions; the function runs unconverted. Pass "
+                "the values explicitly to convert it")
         if isinstance(child, gast.Try) and child.finalbody:
             jump = _jumps_out_of(child.finalbody)
             if jump is not None:
@@ -255,7 +306,8 @@ def _compile(node, f, filename, ag):
 
 
 def _register(code):
-    _generated.add(code)
+    key = id(code)
+    _generated[key] = weakref.ref(code, lambda _, key=key: _generated.pop(key, None))
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             _register(const)
@@ -279,6 +331,7 @@ def _artifact(f, recursive):
         ag = namer.fixed("ag__")
         node = _as_function_def(node, namer)
         node.decorator_list = []
+        _mangle_private_names(node, f.__qualname__)
         ctx = Context(namer, ag, f.__globals__, recursive, filename)
         node = convert_tree(node, ctx)
         _fill_empty_blocks(node)

@@ -8,7 +8,6 @@ have changed after import) and raises `ConversionError` saying why not.
 
 import inspect
 import linecache
-import textwrap
 
 import gast
 
@@ -52,8 +51,11 @@ def _find_def(f, filename, lines):
         raise ConversionError(f"cannot convert {_describe(f)}: the source of {filename!r} "
                               "changed since the function was defined")
     block = inspect.getblock(lines[start:])
-    source = textwrap.dedent("".join(block))
-    indent = len(block[0]) - len(block[0].lstrip()) - (len(source) - len(source.lstrip()))
+    # An indented definition is parsed under `if 1:` rather than dedented:
+    # lines of a multi-line string may start at column 0, and columns stay
+    # the file's own.
+    indented = block[0][:1].isspace()
+    source = ("if 1:\n" if indented else "") + "".join(block)
     try:
         module = gast.parse(source)
     except SyntaxError as e:
@@ -61,8 +63,8 @@ def _find_def(f, filename, lines):
                               f"does not parse ({e.msg}); it may have changed since import") from None
     if not module.body:
         raise ConversionError(f"cannot convert {_describe(f)}: no definition found at {filename}:{start + 1}")
-    node = module.body[0]
-    _shift(node, start, indent)
+    node = module.body[0].body[0] if indented else module.body[0]
+    _shift(node, start - indented, 0)
     if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) or node.name != code.co_name:
         raise ConversionError(
             f"cannot convert {_describe(f)}: the source at {filename}:{start + 1} does not define "
