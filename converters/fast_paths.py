@@ -43,6 +43,7 @@ class _Inliner:
     def __init__(self, ctx):
         self.ctx = ctx
         self.ag = ctx.ag
+        self.fast = _FastExpressions(ctx.ag, ctx.namer.fixed("value"))
 
     # Recognising generated code -----------------------------------------
 
@@ -90,7 +91,7 @@ class _Inliner:
                     continue
             # Body functions stay functional: the operator runs them only
             # when a value is symbolic. The fast path inlines copies.
-            result.append(stmt if id(stmt) in helpers else self._descend(stmt))
+            result.append(stmt if id(stmt) in helpers else self._expressions(self._descend(stmt)))
         return result
 
     def _helpers(self, stmts):
@@ -117,6 +118,24 @@ class _Inliner:
             definition = result.pop()
             definitions[definition.name] = definition
         return definitions or None
+
+    def _expressions(self, stmt):
+        """`stmt` with fast expressions in its own expression fields."""
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            return stmt
+        changed = {}
+        for field, value in gast.iter_fields(stmt):
+            if field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                continue
+            new_value = self.fast(value)
+            if new_value is not value:
+                changed[field] = new_value
+        if not changed:
+            return stmt
+        new = copy.copy(stmt)
+        for field, value in changed.items():
+            setattr(new, field, value)
+        return new
 
     def _descend(self, stmt):
         fields = [f for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
@@ -159,7 +178,7 @@ class _Inliner:
             return self._compute(target, operand) + [templates.assign(templates.store(target), flip)]
         if operator in ("and_", "or_"):
             return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]])
-        return [templates.assign(templates.store(target), expr)]
+        return [templates.assign(templates.store(target), self.fast(expr))]
 
     def _short_circuit(self, target, operator, first, rest):
         """`target = first and rest[0] and ...` (or `or`), one operand at a time."""
@@ -248,9 +267,112 @@ class _Inliner:
         fallback = self._with_first_arg(stmt, call, templates.name(iterable))
         definitions_first = [d for d in (test_fn, body_fn) if d is not None]
         return templates.located(definitions_first + [
-            templates.assign(templates.store(iterable), call.args[0]),
+            templates.assign(templates.store(iterable), self.fast(call.args[0])),
             gast.If(test=check, body=fast, orelse=[fallback]),
         ], stmt)
+
+
+class _FastExpressions:
+    """Inlines the Python meaning of `ag__.if_exp`, `and_`, `or_` and `not_`
+    into expressions, copy-on-write (shared subtrees are never changed):
+
+        ag__.if_exp(c, lambda: a, lambda: b)
+          -> (a if (value := c) is True else b if value is False
+              else ag__.if_exp(value, lambda: a, lambda: b))
+
+    One temporary serves every expression: each use reads it right after it
+    is assigned, before any other operand runs."""
+
+    _OPERATORS = ("if_exp", "and_", "or_", "not_")
+
+    def __init__(self, ag, temporary):
+        self.ag, self.temporary = ag, temporary
+
+    def __call__(self, node):
+        return self.visit(node)
+
+    def visit(self, node):
+        if isinstance(node, list):
+            items = [self.visit(item) for item in node]
+            return items if any(a is not b for a, b in zip(items, node)) else node
+        if not isinstance(node, gast.AST):
+            return node
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            return node
+        if isinstance(node, gast.comprehension):
+            # Python forbids `:=` in a comprehension's iterable.
+            ifs = self.visit(node.ifs)
+            if ifs is node.ifs:
+                return node
+            new = copy.copy(node)
+            new.ifs = ifs
+            return new
+        changed = {}
+        for field, value in gast.iter_fields(node):
+            new_value = self.visit(value)
+            if new_value is not value:
+                changed[field] = new_value
+        if changed:
+            node = copy.copy(node)
+            for field, value in changed.items():
+                setattr(node, field, value)
+        operator = self._operator(node)
+        if operator is None:
+            return node
+        return templates.located(getattr(self, operator)(node), node)
+
+    def _operator(self, node):
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
+                and node.func.attr in self._OPERATORS and not node.keywords):
+            lazy = node.args[1:] if node.func.attr != "if_exp" else node.args[1:]
+            if node.func.attr == "not_" or all(isinstance(a, gast.Lambda) for a in lazy):
+                return node.func.attr
+        return None
+
+    def _assign(self, value):
+        return gast.NamedExpr(target=templates.store(self.temporary), value=value)
+
+    def _is(self, left, constant):
+        return gast.Compare(left=left, ops=[gast.Is()], comparators=[templates.const(constant)])
+
+    def _fallback(self, node):
+        new = copy.copy(node)
+        new.args = [templates.name(self.temporary)] + node.args[1:]
+        return new
+
+    def if_exp(self, node):
+        test, if_true, if_false = node.args
+        return gast.IfExp(
+            test=self._is(self._assign(test), True), body=if_true.body,
+            orelse=gast.IfExp(test=self._is(templates.name(self.temporary), False), body=if_false.body,
+                              orelse=self._fallback(node)))
+
+    def _short_circuit(self, node, go_on):
+        first, second = node.args[0], node.args[1]
+        rest = node.args[2:]
+        if rest:
+            tail = copy.copy(node)
+            tail.args = [second.body] + rest
+            following = self.visit(tail)
+        else:
+            following = second.body
+        return gast.IfExp(
+            test=self._is(self._assign(first), go_on), body=following,
+            orelse=gast.IfExp(test=self._is(templates.name(self.temporary), not go_on),
+                              body=templates.name(self.temporary), orelse=self._fallback(node)))
+
+    def and_(self, node):
+        return self._short_circuit(node, True)
+
+    def or_(self, node):
+        return self._short_circuit(node, False)
+
+    def not_(self, node):
+        return gast.IfExp(
+            test=self._is(self._assign(node.args[0]), True), body=templates.const(False),
+            orelse=gast.IfExp(test=self._is(templates.name(self.temporary), False), body=templates.const(True),
+                              orelse=self._fallback(node)))
 
 
 def transform(node, ctx):

@@ -122,8 +122,8 @@ def register_backend(backend):
         raise TypeError(f"register_backend expects a Backend instance, got {backend!r}")
     _backends.insert(0, backend)
     _reset_cache()
-    from autograph.runtime.calls import intercept
-    intercept(backend.intercepts())
+    from autograph.runtime.calls import refresh
+    refresh(_backends)
     return backend
 
 
@@ -131,6 +131,8 @@ def unregister_backend(backend):
     """Removes a backend registered with `register_backend`."""
     _backends.remove(backend)
     _reset_cache()
+    from autograph.runtime.calls import refresh
+    refresh(_backends)
 
 
 def _reset_cache():

@@ -13,9 +13,9 @@ so evaluation order and argument passing are Python's. `converted(f)` is:
 import builtins
 import types
 
-from autograph.runtime.backends import _by_type, backend_of, backend_of_any
+from autograph.runtime.backends import Backend, backend_of, backend_of_any
 
-__all__ = ["call", "call_builtins", "set_converter", "intercept", "remember", "recall", "forget_all",
+__all__ = ["call", "call_builtins", "set_converter", "intercept", "refresh", "remember", "recall", "forget_all",
            "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
@@ -60,7 +60,16 @@ def forget_all():
 
 _REDUCERS = frozenset({"sum", "min", "max", "any", "all"})
 _SEQUENCES = (list, tuple)
-_UNKNOWN = object()
+# Types no backend claims: checked first, without a dictionary lookup.
+_PLAIN = frozenset({bool, int, float, complex, str, bytes, type(None), list, tuple, dict, set,
+                    frozenset, range, type})
+
+
+class _Absent:
+    """Marks an argument that the call did not pass."""
+
+
+_ABSENT = _Absent()
 
 
 def _override(func):
@@ -69,26 +78,28 @@ def _override(func):
     one of its values."""
     name = getattr(func, "__name__", "")
     scan = name in _REDUCERS and getattr(func, "__module__", None) == "builtins"
+    # The common call, one or two plain arguments, costs two type checks.
+    quick = (_PLAIN - set(_SEQUENCES) if scan else _PLAIN) | {_Absent}
 
-    def override(*args, **kwargs):
+    def dispatch(args, kwargs):
         for arg in args:
-            backend = _by_type.get(type(arg), _UNKNOWN)
-            if backend is None:
-                if scan and type(arg) in _SEQUENCES:
-                    backend = backend_of_any(arg)
-                    if backend is None:
-                        continue
-                else:
-                    continue
-            elif backend is _UNKNOWN:
-                backend = backend_of(arg)
-                if backend is None:
-                    continue
-            impl = backend.print_ if func is builtins.print else backend.builtin(func)
-            if impl is not None:
-                return impl(*args, **kwargs)
-            break
+            backend = backend_of(arg)
+            if backend is None and scan and type(arg) in _SEQUENCES:
+                backend = backend_of_any(arg)
+            if backend is not None:
+                impl = backend.print_ if func is builtins.print else backend.builtin(func)
+                if impl is not None:
+                    return impl(*args, **kwargs)
+                break
         return func(*args, **kwargs)
+
+    def override(first=_ABSENT, second=_ABSENT, *rest, **kwargs):
+        if type(first) in quick and type(second) in quick and not rest and not kwargs:
+            if second is not _ABSENT:
+                return func(first, second)
+            return func(first) if first is not _ABSENT else func()
+        args = [a for a in (first, second) if a is not _ABSENT]
+        return dispatch(args + list(rest), kwargs)
 
     override.__name__ = name
     override.__qualname__ = name
@@ -102,8 +113,11 @@ OVERRIDDEN_BUILTINS = (
 )
 
 # Keyed by id: looking up a bound method by value would hash its receiver.
-# The overridden functions live forever, so their ids stay theirs.
-_OVERRIDES = {id(getattr(builtins, name)): _override(getattr(builtins, name)) for name in OVERRIDDEN_BUILTINS}
+# The overridden functions live forever, so their ids stay theirs. Only the
+# builtins that a registered backend overrides are wrapped: the others are
+# called as they are, at no cost.
+_OVERRIDES = {}
+_keep_alive = []
 
 
 def intercept(functions):
@@ -115,9 +129,22 @@ def intercept(functions):
             _keep_alive.append(function)
 
 
-_keep_alive = []
+def refresh(backends):
+    """Rebuilds the overrides for the registered `backends`."""
+    _OVERRIDES.clear()
+    for backend in backends:
+        for name in OVERRIDDEN_BUILTINS:
+            func = getattr(builtins, name)
+            if func is builtins.print:
+                wanted = type(backend).print_ is not Backend.print_
+            else:
+                wanted = backend.builtin(func) is not None
+            if wanted:
+                intercept([func])
+        intercept(backend.intercepts())
 _FunctionType = types.FunctionType
 _MethodType = types.MethodType
+_BuiltinFunctionType = types.BuiltinFunctionType
 _C_CALLABLES = frozenset({
     types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
     types.MethodDescriptorType, types.WrapperDescriptorType, types.ClassMethodDescriptorType,
@@ -137,11 +164,9 @@ def call(f):
         if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
             return entry[1]
         return _converter(f)
-    override = _OVERRIDES.get(id(f))
-    if override is not None:
-        return override
-    if cls in _C_CALLABLES or cls is type:
-        return f
+    if cls is _BuiltinFunctionType or cls is type:
+        # Builtins, C functions and bound methods of C types; classes.
+        return _OVERRIDES.get(id(f), f)
     if cls is _MethodType:
         func = f.__func__
         if type(func) is _FunctionType:
@@ -149,4 +174,9 @@ def call(f):
             if entry is not None and entry[0] is func.__code__ and entry[2] == _epoch:
                 converted = entry[1]
                 return f if converted is func else _MethodType(converted, f.__self__)
+    if cls in _C_CALLABLES:
+        return f
+    override = _OVERRIDES.get(id(f))
+    if override is not None:
+        return override
     return _converter(f)
