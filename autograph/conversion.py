@@ -71,7 +71,7 @@ def _namespace(recursive):
 
 class _Artifact:
     """The result of converting one code object: the new code object, and
-    the converted tree, unparsed into source when first asked for."""
+    the converted (gast) tree, unparsed into source when first asked for."""
 
     __slots__ = ("code", "tree", "filename", "_source", "__weakref__")
 
@@ -81,7 +81,7 @@ class _Artifact:
     @property
     def source(self):
         if self._source is None:
-            self._source = ast.unparse(self.tree) + "\n"
+            self._source = ast.unparse(gast.gast_to_ast(self.tree)) + "\n"
             self.tree = None
         return self._source
 
@@ -335,9 +335,8 @@ def _artifact(f, recursive):
         ctx = Context(namer, ag, f.__globals__, recursive, filename)
         node = convert_tree(node, ctx)
         _fill_empty_blocks(node)
-        readable = gast.gast_to_ast(node)
         new_code = _compile(fast_paths.transform(node, ctx), f, filename, ag)
-        tree = readable
+        tree = node  # fast_paths shares but never changes it
         key = f"autograph-generated:{f.__qualname__}#{next(_counter)}"
         artifact = _Artifact(new_code, tree, key)
         linecache.cache[key] = (_lazy_lines(weakref.ref(artifact)),)
