@@ -63,6 +63,7 @@ class Context:
 _NONRECURSIVE = types.ModuleType("autograph.runtime.nonrecursive")
 _NONRECURSIVE.__dict__.update({k: v for k, v in vars(runtime).items() if not k.startswith("__")})
 _NONRECURSIVE.call = runtime.call_builtins
+_NONRECURSIVE.call_site, _NONRECURSIVE.call_method = runtime_calls.site_functions(runtime.call_builtins)
 
 
 def _namespace(recursive):
@@ -73,10 +74,10 @@ class _Artifact:
     """The result of converting one code object: the new code object, and
     the converted (gast) tree, unparsed into source when first asked for."""
 
-    __slots__ = ("code", "tree", "filename", "_source", "__weakref__")
+    __slots__ = ("code", "tree", "filename", "sites", "_source", "__weakref__")
 
-    def __init__(self, code, tree, filename):
-        self.code, self.tree, self.filename, self._source = code, tree, filename, None
+    def __init__(self, code, tree, filename, sites):
+        self.code, self.tree, self.filename, self.sites, self._source = code, tree, filename, frozenset(sites), None
 
     @property
     def source(self):
@@ -284,7 +285,7 @@ def _fill_empty_blocks(tree):
             node.finalbody = [templates.located(gast.Pass(), node)]
 
 
-def _compile(node, f, filename, ag):
+def _compile(node, f, filename, ag, sites=()):
     """Compiles the converted tree inside a factory whose parameters are the
     names the function reads from enclosing scopes. Returns the inner code
     object and the function's `ast` tree (for unparsing)."""
@@ -294,7 +295,7 @@ def _compile(node, f, filename, ag):
         # The def must not bind its name in the factory: the function's own
         # name is a global for it, as it was for the original.
         body.insert(0, gast.Global(names=[node.name]))
-    factory = templates.function(ag + "_factory", [ag] + freevars, body)
+    factory = templates.function(ag + "_factory", [ag] + freevars + list(sites), body)
     module = gast.Module(body=[templates.located(factory, node)], type_ignores=[])
     tree = gast.gast_to_ast(module)
     ast.fix_missing_locations(tree)
@@ -335,10 +336,10 @@ def _artifact(f, recursive):
         ctx = Context(namer, ag, f.__globals__, recursive, filename)
         node = convert_tree(node, ctx)
         _fill_empty_blocks(node)
-        new_code = _compile(fast_paths.transform(node, ctx), f, filename, ag)
-        tree = node  # fast_paths shares but never changes it
+        fast, sites = fast_paths.transform(node, ctx)
+        new_code = _compile(fast, f, filename, ag, sites)
         key = f"autograph-generated:{f.__qualname__}#{next(_counter)}"
-        artifact = _Artifact(new_code, tree, key)
+        artifact = _Artifact(new_code, node, key, sites)  # fast_paths shares but never changes `node`
         linecache.cache[key] = (_lazy_lines(weakref.ref(artifact)),)
         weakref.finalize(artifact, linecache.cache.pop, key, None)
         cache[code] = artifact
@@ -364,6 +365,8 @@ def convert_function(f, recursive=True):
     for name in code.co_freevars:
         if name in original:
             cells.append(original[name])
+        elif name in artifact.sites:
+            cells.append(types.CellType(runtime_calls.Site()))
         else:
             cells.append(types.CellType(ag_value))
     converted = types.FunctionType(code, f.__globals__, f.__name__, f.__defaults__, tuple(cells) or None)

@@ -43,7 +43,7 @@ class _Inliner:
     def __init__(self, ctx):
         self.ctx = ctx
         self.ag = ctx.ag
-        self.fast = _FastExpressions(ctx.ag, ctx.namer.fixed("value"))
+        self.fast = _FastExpressions(ctx.ag, ctx.namer.fixed("value"), ctx.namer)
 
     # Recognising generated code -----------------------------------------
 
@@ -285,8 +285,9 @@ class _FastExpressions:
 
     _OPERATORS = ("if_exp", "and_", "or_", "not_")
 
-    def __init__(self, ag, temporary):
-        self.ag, self.temporary = ag, temporary
+    def __init__(self, ag, temporary, namer):
+        self.ag, self.temporary, self.namer = ag, temporary, namer
+        self.sites = []
 
     def __call__(self, node):
         return self.visit(node)
@@ -317,9 +318,56 @@ class _FastExpressions:
             for field, value in changed.items():
                 setattr(node, field, value)
         operator = self._operator(node)
-        if operator is None:
+        if operator is not None:
+            return templates.located(getattr(self, operator)(node), node)
+        callee = self._hooked_callee(node)
+        if callee is not None:
+            return templates.located(self._call_site(node, callee), node)
+        return node
+
+    # Call sites: `ag__.call(f)(args)` remembers, per call site, the callee
+    # it resolved last, so that the next call with the same callee skips the
+    # hook (an identity check instead of a function call):
+    #
+    #   f(x)        -> (site[1] if f is site[0] else ag__.call_site(site, f))(x)
+    #   obj.m(x)    -> (obj.m if obj.__class__ is site[0]
+    #                   else ag__.call_method(site, obj, obj.m))(x)
+    #
+    # The second form holds for methods of C types, which the hook passes
+    # through unchanged whatever the instance.
+
+    def _hooked_callee(self, node):
+        if not isinstance(node, gast.Call):
+            return None
+        func = node.func
+        if (isinstance(func, gast.Call) and len(func.args) == 1
+                and not func.keywords and isinstance(func.func, gast.Attribute)
+                and isinstance(func.func.value, gast.Name) and func.func.value.id == self.ag
+                and func.func.attr == "call"):
+            return func.args[0]
+        return None
+
+    def _call_site(self, node, callee):
+        site = self.namer.new("call_site")
+        self.sites.append(site)
+        first, second = (gast.Subscript(value=templates.name(site), slice=templates.const(i), ctx=gast.Load())
+                         for i in (0, 1))
+        if isinstance(callee, gast.Name):
+            resolved = gast.IfExp(
+                test=gast.Compare(left=callee, ops=[gast.Is()], comparators=[first]), body=second,
+                orelse=templates.call(templates.attr(self.ag, "call_site"), templates.name(site), callee))
+        elif isinstance(callee, gast.Attribute) and isinstance(callee.value, gast.Name):
+            receiver = callee.value
+            resolved = gast.IfExp(
+                test=gast.Compare(left=templates.attr(receiver, "__class__"), ops=[gast.Is()], comparators=[first]),
+                body=callee,
+                orelse=templates.call(templates.attr(self.ag, "call_method"), templates.name(site), receiver, callee))
+        else:
+            self.sites.pop()
             return node
-        return templates.located(getattr(self, operator)(node), node)
+        new = copy.copy(node)
+        new.func = resolved
+        return new
 
     def _operator(self, node):
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
@@ -376,7 +424,10 @@ class _FastExpressions:
 
 
 def transform(node, ctx):
-    """A new tree for `node` with fast paths inlined; `node` is unchanged."""
+    """A new tree for `node` with fast paths inlined; `node` is unchanged.
+    Returns it and the names of its call sites (each to be bound, through
+    the closure, to a fresh `runtime.calls.Site`)."""
     new = copy.copy(node)
-    new.body = _Inliner(ctx).block(node.body)
-    return new
+    inliner = _Inliner(ctx)
+    new.body = inliner.block(node.body)
+    return new, inliner.fast.sites

@@ -7,7 +7,7 @@ only `backends.py` and `operators.py`.
 """
 
 from autograph.runtime.backends import Backend, backend_of, register_backend, unregister_backend
-from autograph.runtime.calls import OVERRIDDEN_BUILTINS, call, call_builtins, set_converter
+from autograph.runtime.calls import OVERRIDDEN_BUILTINS, call, call_builtins, call_method, call_site, set_converter
 from autograph.runtime.errors import AutographError, user_location
 from autograph.runtime.operators import (
     and_, assert_stmt, for_stmt, is_python, iterate, iadd, iand, ifloordiv, if_exp, if_stmt, ilshift, imatmul, imod,
@@ -17,7 +17,7 @@ from autograph.runtime.undefined import Undefined, UndefinedReturnValue, ld, ld_
 
 __all__ = [
     "Backend", "backend_of", "register_backend", "unregister_backend",
-    "OVERRIDDEN_BUILTINS", "call", "call_builtins", "set_converter",
+    "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
     "and_", "assert_stmt", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_", "setitem", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",

@@ -12,10 +12,11 @@ so evaluation order and argument passing are Python's. `converted(f)` is:
 
 import builtins
 import types
+import weakref
 
 from autograph.runtime.backends import Backend, backend_of, backend_of_any
 
-__all__ = ["call", "call_builtins", "set_converter", "intercept", "refresh", "remember", "recall", "forget_all",
+__all__ = ["call", "call_builtins", "set_converter", "intercept", "refresh", "remember", "call_site", "call_method", "Site", "recall", "forget_all",
            "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
@@ -56,6 +57,56 @@ def recall(f):
 def forget_all():
     global _epoch
     _epoch += 1
+    for reference in list(_sites.values()):
+        site = reference()
+        if site is not None:
+            site[0] = _UNSET
+
+
+class Site(list):
+    """The memory of one call site of inlined code: [callee, what to call]
+    (see converters/fast_paths.py)."""
+
+    __slots__ = ("__weakref__",)
+
+    def __init__(self):
+        super().__init__((_UNSET, None))
+        key = id(self)
+        _sites[key] = weakref.ref(self, lambda _, key=key: _sites.pop(key, None))
+
+
+class _Unset:
+    pass
+
+
+_UNSET = _Unset()
+_sites = {}  # id -> weak reference (lists compare by value, so no WeakSet)
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: classes made by `class` statements
+
+
+def site_functions(hook):
+    """`call_site` and `call_method` for the call hook `hook`."""
+
+    def call_site(site, f):
+        """`hook(f)`, remembered at `site` when `f` is a function, builtin or
+        class, whose identity decides the answer."""
+        target = hook(f)
+        cls = type(f)
+        if cls is _FunctionType or cls is _BuiltinFunctionType or cls is type:
+            site[0], site[1] = f, target
+        return target
+
+    def call_method(site, receiver, bound):
+        """`hook(bound)` for `receiver.method`; when the hook passes a method
+        of a C type through unchanged, every instance of that type will do,
+        so the site remembers the type."""
+        target = hook(bound)
+        cls = type(receiver)
+        if target is bound and not cls.__flags__ & _HEAPTYPE and type(bound) in _C_CALLABLES:
+            site[0] = cls
+        return target
+
+    return call_site, call_method
 
 
 _REDUCERS = frozenset({"sum", "min", "max", "any", "all"})
@@ -180,3 +231,6 @@ def call(f):
     if override is not None:
         return override
     return _converter(f)
+
+
+call_site, call_method = site_functions(call)
