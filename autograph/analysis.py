@@ -404,7 +404,12 @@ class Liveness:
             self._extra = saved
             return body | handlers | self._extra
         if isinstance(s, (gast.With, gast.AsyncWith)):
-            inner = self.block(s.body, live)
+            # The context manager may swallow an exception raised anywhere
+            # in the body: what is live after the `with` is live throughout.
+            saved = self._extra
+            self._extra = saved | live
+            inner = self.block(s.body, live) | live
+            self._extra = saved
             result = inner
             for item in reversed(s.items):
                 if item.optional_vars is not None:

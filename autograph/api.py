@@ -89,6 +89,8 @@ def to_graph(entity, recursive=True):
 def to_code(entity, recursive=True):
     """The generated source of `entity`'s conversion, as a string.
     Raises ConversionError when it cannot be converted, saying why."""
+    if not callable(entity) and not isinstance(entity, (staticmethod, classmethod)):
+        raise TypeError(f"to_code expects a function or other callable, got {entity!r}")
     function, _ = _function_of(entity)
     if function is None:
         raise ConversionError(f"cannot convert {_describe(entity)}: it has no Python source "
@@ -110,7 +112,7 @@ def _warn_once(entity, message):
         _warned.add(entity)
     except TypeError:
         pass
-    logs.warning("autograph could not convert %s", message)
+    logs.warning("autograph: %s", message)
 
 
 # The call hook ------------------------------------------------------------

@@ -70,7 +70,7 @@ def main(argv=None):
                 fromfile=f"{args.target} (original)", tofile=f"{args.target} (generated)"))
         else:
             sys.stdout.write(generated)
-    except (_Failure, autograph.ConversionError) as error:
+    except (_Failure, autograph.ConversionError, TypeError) as error:
         print(f"autograph: error: {error}", file=sys.stderr)
         return 2
     return 0

@@ -96,7 +96,32 @@ def _lazy_lines(reference):
 
 
 _lock = threading.RLock()
-_by_code = (weakref.WeakKeyDictionary(), weakref.WeakKeyDictionary())  # [recursive]
+class _CodeCache:
+    """Artifacts by code object identity: code objects compare equal by
+    value (not by file), so a WeakKeyDictionary would hand the conversion
+    of one file's function to an identical function of another file."""
+
+    def __init__(self):
+        self._entries = {}
+
+    def get(self, code):
+        entry = self._entries.get(id(code))
+        if entry is not None and entry[0]() is code:
+            return entry[1]
+        return None
+
+    def __setitem__(self, code, artifact):
+        key = id(code)
+        self._entries[key] = (weakref.ref(code, lambda _, key=key: self._entries.pop(key, None)), artifact)
+
+    def __len__(self):
+        return len(self._entries)
+
+    def clear(self):
+        self._entries.clear()
+
+
+_by_code = (_CodeCache(), _CodeCache())  # [recursive]
 # id(code) -> weak reference: code objects compare equal by value, so a
 # WeakSet would also claim the user's code that equals a generated one.
 _generated = {}
@@ -153,18 +178,7 @@ def _mangle_private_names(node, qualname):
     """Python mangles `__name` inside a class body to `_Class__name`; the
     converted function is compiled outside its class, so the tree is
     mangled here, with the class named by the function's qualname."""
-    parts = qualname.split(".")
-    if len(parts) < 2 or parts[-2] == "<locals>":
-        return
-    prefix = "_" + parts[-2].lstrip("_")
-    if prefix == "_":
-        return
-
-    def mangle(identifier):
-        if identifier and identifier.startswith("__") and not identifier.endswith("__") and "." not in identifier:
-            return prefix + identifier
-        return identifier
-
+    mangle = parsing.private_name_mangler(qualname)
     stack = [node]
     while stack:
         child = stack.pop()

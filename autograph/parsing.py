@@ -6,6 +6,8 @@ file name. It checks that the source found still describes `f` (the file may
 have changed after import) and raises `ConversionError` saying why not.
 """
 
+import __future__
+import ast
 import inspect
 import linecache
 
@@ -65,6 +67,11 @@ def _find_def(f, filename, lines):
         raise ConversionError(f"cannot convert {_describe(f)}: no definition found at {filename}:{start + 1}")
     node = module.body[0].body[0] if indented else module.body[0]
     _shift(node, start - indented, 0)
+    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == code.co_name \
+            and not _compiles_to(node, f):
+        raise ConversionError(
+            f"cannot convert {_describe(f)}: the source at {filename}:{start + 1} no longer matches "
+            "the function's code; the file changed since import (reload the module)")
     if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) or node.name != code.co_name:
         raise ConversionError(
             f"cannot convert {_describe(f)}: the source at {filename}:{start + 1} does not define "
@@ -143,6 +150,78 @@ def _same_lambda_code(node, code, filename):
 
 def _plain_consts(code):
     return tuple(c for c in code.co_consts if not hasattr(c, "co_code"))
+
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+def _compiles_to(node, f):
+    """True if compiling the definition `node` gives `f`'s variables, names
+    and constants: the text found still is the function's source."""
+    code = f.__code__
+    outer = gast.FunctionDef(
+        name="outer", args=gast.arguments(
+            args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in code.co_freevars],
+            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[node], decorator_list=[], returns=None, type_comment=None, type_params=[])
+    if node.name not in code.co_freevars:  # the function's own name is a global for it
+        outer.body = [gast.Global(names=[node.name]), node]
+    tree = gast.gast_to_ast(gast.Module(body=[outer], type_ignores=[]))
+    ast.fix_missing_locations(tree)
+    try:
+        module = compile(tree, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    outer_code = next(c for c in module.co_consts if hasattr(c, "co_code"))
+    found = [c for c in outer_code.co_consts if hasattr(c, "co_code") and c.co_name == code.co_name]
+    mangle = private_name_mangler(f.__qualname__)
+    return bool(found) and _same_code(found[0], code, mangle)
+
+
+def _same_code(compiled, original, mangle):
+    # Not co_code: the same source compiles to different bytecode under
+    # other compilers of the same version (pytest's assertion rewriting, for
+    # one). Names, variables and constants change with nearly any edit.
+    if compiled.co_varnames != original.co_varnames or compiled.co_argcount != original.co_argcount:
+        return False
+    if tuple(mangle(n) for n in compiled.co_names) != original.co_names:
+        return False
+    if len(compiled.co_consts) != len(original.co_consts):
+        return False
+    for mine, theirs in zip(compiled.co_consts, original.co_consts):
+        if hasattr(mine, "co_code"):
+            if not (hasattr(theirs, "co_code") and _same_code(mine, theirs, mangle)):
+                return False
+        elif type(mine) is not type(theirs) or (mine != theirs and not _same_qualname(mine, theirs)):
+            return False
+    return True
+
+
+def _same_qualname(mine, theirs):
+    """A class body's `__qualname__` constant: compiled here it starts with
+    `outer.<locals>.` and lacks the enclosing classes of the original."""
+    if not isinstance(mine, str) or ".<locals>." not in mine:
+        return False
+    mine = mine[len("outer.<locals>."):] if mine.startswith("outer.<locals>.") else mine
+    return mine == theirs or theirs.endswith("." + mine)
+
+
+def private_name_mangler(qualname):
+    """The function that mangles `__name` as Python does inside the class
+    that `qualname` names (identity outside classes)."""
+    parts = qualname.split(".")
+    if len(parts) < 2 or parts[-2] == "<locals>" or not parts[-2].strip("_"):
+        return lambda identifier: identifier
+    prefix = "_" + parts[-2].lstrip("_")
+
+    def mangle(identifier):
+        if identifier and identifier.startswith("__") and not identifier.endswith("__") and "." not in identifier:
+            return prefix + identifier
+        return identifier
+
+    return mangle
 
 
 def _check_matches(f, node, filename):

@@ -221,6 +221,41 @@ def _with_placeholders(value, path, make):
     return value
 
 
+_MISSING = object()
+
+
+def _make_entry(args, call):
+    """`__call__` for a TracedFunction: runs `call` directly when the
+    arguments have the types (and for arrays the shapes and dtypes) of
+    `args` and no keywords, else the generic path (`_fallback`)."""
+    names = [f"a{i}" for i in range(len(args))]
+    namespace = {"_call": call, "_fallback": _fallback, "_MISSING": _MISSING,
+                 "_trace_stack": _trace_stack}
+    tests = []
+    for i, (name, a) in enumerate(zip(names, args)):
+        namespace[f"t{i}"] = type(a)
+        tests.append(f"type({name}) is t{i}")
+        if type(a) is np.ndarray:
+            namespace[f"d{i}"] = a.dtype
+            namespace[f"s{i}"] = a.shape
+            tests.append(f"{name}.dtype is d{i} and {name}.shape == s{i}")
+    params = "".join(f"{n}=_MISSING, " for n in names)
+    passed = ", ".join(names)
+    source = (f"def __call__(self, {params}/, *rest, **kwargs):\n"
+              f"    if {' and '.join(tests + ['not rest', 'not kwargs', 'not _trace_stack'])}:\n"
+              f"        return _call({passed})\n"
+              f"    return _fallback(self, ({passed}{',' if len(names) == 1 else ''}), rest, kwargs)\n")
+    exec(compile(source, "<autograph entry>", "exec"), namespace)  # noqa: S102 - our own code
+    return namespace["__call__"]
+
+
+def _fallback(self, given, rest, kwargs):
+    args = tuple(a for a in given if a is not _MISSING) + rest
+    if kwargs:
+        return self._slow_call(args, kwargs, None)
+    return self._generic_call(*args)
+
+
 class TracedFunction:
     """The result of `autograph.function(f)`: converts `f`, traces it on its
     first call per argument signature, then runs the cached graph."""
@@ -268,9 +303,15 @@ class TracedFunction:
         return self._converted
 
     def __call__(self, *args, **kwargs):
-        if not kwargs and not _trace_stack:
-            # Fast path: every argument a numpy array or scalar (the common
-            # call), keyed by scalar type or (shape, dtype).
+        # Replaced per instance by `_make_entry` once a signature is cached.
+        if not kwargs:
+            return self._generic_call(*args)
+        return self._slow_call(args, kwargs, None)
+
+    def _generic_call(self, *args):
+        if not _trace_stack:
+            # Every argument a numpy array or scalar (the common call), keyed
+            # by scalar type or (shape, dtype).
             key = []
             for a in args:
                 t = type(a)
@@ -284,8 +325,20 @@ class TracedFunction:
                 concrete = self._fast_cache.get(tuple(key))
                 if concrete is not None:
                     return concrete(*args)
-                return self._slow_call(args, kwargs, tuple(key))
-        return self._slow_call(args, kwargs, None)
+                return self._slow_call(args, {}, tuple(key))
+        return self._slow_call(args, {}, None)
+
+    def _remember(self, fast_key, args, call):
+        """Caches `call` for calls whose arguments have the types, shapes and
+        dtypes of `args`, and makes it the fast entry: the latest signature
+        is checked first, with a few `is` tests, in `__call__` itself."""
+        self._fast_cache[fast_key] = call
+        cls = type(self)
+        if cls is TracedFunction:
+            # A class of its own, whose `__call__` checks the latest signature.
+            cls = self.__class__ = type("TracedFunction", (TracedFunction,),
+                                        {"__module__": __name__, "__qualname__": "TracedFunction"})
+        cls.__call__ = _make_entry(args, call)
 
     def _slow_call(self, args, kwargs, fast_key):
         if context.active():
@@ -295,7 +348,7 @@ class TracedFunction:
             concrete = self._signature_concrete()
             inputs = self._signature_inputs(args)
             if fast_key is not None and all(x is y for x, y in zip(inputs, args)):
-                self._fast_cache[fast_key] = concrete._call_leaves
+                self._remember(fast_key, args, concrete._call_leaves)
             return concrete._call_leaves(*inputs)
         key = tuple(_key(a) for a in args)
         if kwargs:
@@ -304,7 +357,7 @@ class TracedFunction:
         if concrete is None:
             concrete = self._trace_new(key, args, kwargs)
         if fast_key is not None:
-            self._fast_cache[fast_key] = concrete._call_leaves
+            self._remember(fast_key, args, concrete._call_leaves)
         return concrete._call_leaves(*_array_leaves((args, kwargs)))
 
     def _signature_concrete(self):

@@ -71,6 +71,7 @@ class _Converter:
         self.nonlocal_needed = set()
         self.depth = 0
         self.hoisted = set()
+        self.bound_outside = _bound_outside_control_flow(node.body)
         # Locals of the original function (before dead code was dropped)
         # that can hold the marker: not captured by nested functions.
         self.unbindable = (ctx.original_locals | self.scope.locals) - self.scope.captured \
@@ -96,7 +97,7 @@ class _Converter:
         risky = self.marked - flow.assigned
         unbound = [n for n in analysis.reads(node)
                    if n in self.unbindable and n not in flow.assigned
-                   and (self.depth or n not in self.scope.locals)]
+                   and (self.depth or n not in self.bound_outside)]
         if unbound:
             self.hoisted.update(unbound)
             self.marked.update(unbound)
@@ -139,6 +140,8 @@ class _Converter:
             self.marked.add(name)
             flow.bound.add(name)
             flow.possibly.add(name)
+            if not self.depth:
+                self.bound_outside.add(name)
         return templates.located(result, origin)
 
     def _body_function(self, function_name, params, stmts, outputs, flow, origin, keep_returns=False):
@@ -217,10 +220,12 @@ class _Converter:
     def _dead_constant_store(self, stmt):
         """`v = 1` in a body function where nothing reads `v` afterwards:
         Python would keep it in the one scope where `v` is read elsewhere;
-        split into a body function it is a store nobody reads."""
+        split into a body function it is a store nobody reads. It goes only
+        if the function binds `v` outside branches and loops too, so that
+        `v` stays a local of the function."""
         return (self.depth and isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Constant)
-                and stmt.targets[0].id in self.tracked
+                and stmt.targets[0].id in self.tracked and stmt.targets[0].id in self.bound_outside
                 and stmt.targets[0].id not in self.liveness.live_out[id(stmt)])
 
     def _assign(self, names, flow):
@@ -279,6 +284,8 @@ class _Converter:
         flow.bound.update(outputs)
         flow.possibly.update(outputs)
         flow.possibly.update(written)
+        if not self.depth:
+            self.bound_outside.update(outputs)
         self.marked.update(n for n in outputs if n not in flow.assigned)
         return templates.located(result, stmt)
 
@@ -296,6 +303,8 @@ class _Converter:
         return [gast.Dict(keys=[templates.const(k.arg) for k in keywords], values=[k.value for k in keywords])]
 
     def _finish_loop(self, state, flow, written, body):
+        if not self.depth:
+            self.bound_outside.update(state)
         flow.assigned -= analysis.deleted(body)
         flow.bound.update(state)
         flow.possibly.update(state)
@@ -542,7 +551,10 @@ def _transform(node, ctx):
     # A captured variable that only body functions assign (as `nonlocal`)
     # still needs a binding in the function itself.
     direct = set(params) | {n for s in body for n in _direct_bindings(s)}
-    unbound = sorted(converter.nonlocal_needed - direct)
+    # Locals whose every binding was dead code, read by a nested function:
+    # still locals (cells) of the function, unbound as in Python.
+    lost = (ctx.original_locals - ctx.scope.locals) & analysis.Scope._deferred_free(node.body)
+    unbound = sorted((converter.nonlocal_needed | lost) - direct - converter.hoisted)
     if unbound:
         # `x: object` makes x a local (cell) of the function without binding
         # it, so the closures that read it fail as in Python until it is set.
@@ -554,6 +566,29 @@ def _transform(node, ctx):
     if not node.body:
         node.body = [gast.Pass()]
     return node
+
+
+def _bound_outside_control_flow(stmts):
+    """Names bound by statements that stay in the function's own scope
+    (not inside an `if`, `while` or `for`, whose bodies become functions)."""
+    found = set()
+    for stmt in stmts:
+        if isinstance(stmt, (gast.If, gast.While, gast.For)):
+            head = stmt.iter if isinstance(stmt, gast.For) else stmt.test
+            found.update(n.target.id for n in gast.walk(head) if isinstance(n, gast.NamedExpr))
+            continue
+        blocks = [getattr(stmt, f, None) for f in ("body", "orelse", "finalbody")]
+        blocks += [h.body for h in getattr(stmt, "handlers", [])] + [c.body for c in getattr(stmt, "cases", [])]
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            found.add(stmt.name)
+            continue
+        nested = [b for b in blocks if isinstance(b, list)]
+        if nested:
+            for block in nested:
+                found |= _bound_outside_control_flow(block)
+            continue
+        found.update(analysis.writes(stmt))
+    return found
 
 
 def _direct_bindings(stmt):

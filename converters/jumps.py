@@ -129,6 +129,14 @@ def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None, reset=None):
                             stmt.orelse = [templates.located(guard, stmt.orelse[0])]
                         for handler in stmt.handlers:
                             handler.body[:0] = templates.located(reset(), handler)
+                    if isinstance(stmt, (gast.With, gast.AsyncWith)) and block is stmt.body:
+                        # The context manager may swallow an exception raised
+                        # after a jump (in a `finally`): the jump is then
+                        # abandoned, as in Python.
+                        handler = gast.ExceptHandler(type=templates.name("BaseException"), name=None,
+                                                     body=reset() + [gast.Raise(exc=None, cause=None)])
+                        guarded = gast.Try(body=list(stmt.body), handlers=[handler], orelse=[], finalbody=[])
+                        stmt.body[:] = [templates.located(guarded, stmt.body[0])]
             if status and isinstance(stmt, _LOOPS) and into_loops and on_loop is not None:
                 on_loop(stmt)
         result.append(stmt)

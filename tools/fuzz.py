@@ -19,12 +19,13 @@ import os
 import sys
 import time
 import traceback
+import warnings
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tools.program_generator import (  # noqa: E402
-    compare, compile_program, generate, inputs_for, observe,
+    FEATURES, _time_limit, compare, compile_program, generate, inputs_for, observe,
 )
 
 __all__ = ["check_source", "check_seed", "minimize", "main"]
@@ -56,7 +57,13 @@ def check_source(source, filename, inputs, timeout=5.0, with_code=True):
     fn = namespace["f"]
     log = namespace["LOG"]
     try:
-        converted = _convert(fn)
+        with warnings.catch_warnings(record=True) as caught, _time_limit(timeout * 4):
+            warnings.simplefilter("always")
+            converted = _convert(fn)
+        if converted is fn:
+            # to_graph declined (and warned); nothing to compare.
+            return {"kind": "unconverted", "signature": ("unconverted",),
+                    "reason": "; ".join(str(w.message) for w in caught)}
     except Exception as e:  # noqa: BLE001
         return {
             "kind": "convert",
@@ -97,9 +104,9 @@ def _signature(expected, actual):
     return ("mismatch", keys[0], exc_types)
 
 
-def check_seed(seed, n_inputs=4, timeout=5.0):
+def check_seed(seed, n_inputs=4, timeout=5.0, exclude=()):
     """Generates program `seed` and checks it; returns None or a report dict."""
-    source = generate(seed)
+    source = generate(seed, exclude=exclude)
     try:
         report = check_source(source, f"<generated-{seed}>", inputs_for(seed, n_inputs), timeout)
     except Exception:  # noqa: BLE001 - a harness crash is reported, not hidden
@@ -107,6 +114,8 @@ def check_seed(seed, n_inputs=4, timeout=5.0):
                   "diffs": [("harness", traceback.format_exc())], "code": None}
     if report is None or report["kind"] == "invalid":
         return None
+    if report["kind"] == "unconverted":
+        return {"kind": "unconverted", "seed": seed, "reason": report["reason"]}
     report["seed"] = seed
     report["source"] = source
     report["inputs"] = inputs_for(seed, n_inputs)
@@ -249,10 +258,10 @@ def format_report(report, minimized=None):
 
 
 def _worker(args):
-    seed, n_inputs, do_minimize = args
-    report = check_seed(seed, n_inputs)
-    if report is None:
-        return seed, None
+    seed, n_inputs, do_minimize, exclude = args
+    report = check_seed(seed, n_inputs, exclude=exclude)
+    if report is None or report["kind"] == "unconverted":
+        return seed, report
     minimized = None
     if do_minimize and report["kind"] in ("mismatch", "convert"):
         try:
@@ -273,12 +282,24 @@ def main(argv=None):
     parser.add_argument("--max-reports", type=int, default=50, help="print at most this many in full")
     parser.add_argument("--replay", type=int, help="print source, code and result for one seed")
     parser.add_argument("--out", help="also write full reports to this file")
+    parser.add_argument("--exclude", default="",
+                        help="comma-separated statement kinds to leave out of programs "
+                             "(from tools.program_generator.FEATURES), e.g. try,with")
     opts = parser.parse_args(argv)
 
+    exclude = tuple(x for x in opts.exclude.split(",") if x)
+    unknown = set(exclude) - set(FEATURES)
+    if unknown:
+        parser.error(f"unknown --exclude kinds {sorted(unknown)}; choose from {FEATURES}")
+
     if opts.replay is not None:
-        report = check_seed(opts.replay, opts.inputs)
+        report = check_seed(opts.replay, opts.inputs, exclude=exclude)
+        if report is not None and report["kind"] == "unconverted":
+            print(generate(opts.replay, exclude=exclude))
+            print(f"seed {opts.replay}: unconverted: {report['reason']}")
+            return 0
         if report is None:
-            print(generate(opts.replay))
+            print(generate(opts.replay, exclude=exclude))
             print(f"seed {opts.replay}: no difference")
             return 0
         minimized = minimize(report["source"], report["inputs"], report["signature"]) if opts.minimize else None
@@ -287,8 +308,9 @@ def main(argv=None):
 
     start = time.time()
     seeds = range(opts.seed, opts.seed + opts.count)
-    tasks = ((s, opts.inputs, opts.minimize) for s in seeds)
+    tasks = ((s, opts.inputs, opts.minimize, exclude) for s in seeds)
     failures = []
+    unconverted = []
     by_signature = {}
     out = open(opts.out, "w") if opts.out else None
     done = 0
@@ -296,6 +318,9 @@ def main(argv=None):
     def handle(seed, report):
         nonlocal done
         done += 1
+        if report is not None and report["kind"] == "unconverted":
+            unconverted.append(seed)
+            return
         if report is not None:
             failures.append(seed)
             by_signature.setdefault(str(report["signature"]), []).append(seed)
@@ -324,7 +349,8 @@ def main(argv=None):
             print(f"  {sig}: {len(group)}  e.g. {sorted(group)[:5]}")
     elapsed = time.time() - start
     print(f"SUMMARY: {opts.count} programs (seeds {opts.seed}..{opts.seed + opts.count - 1}), "
-          f"{opts.count - len(failures)} passed, {len(failures)} mismatched, {elapsed:.1f}s")
+          f"{opts.count - len(failures)} passed ({len(unconverted)} of them returned unconverted by to_graph), "
+          f"{len(failures)} mismatched, {elapsed:.1f}s")
     return 1 if failures else 0
 
 

@@ -42,9 +42,9 @@ def try_except_var_deleted(n):
     try:
         if n:
             raise ValueError("v")
-    except ValueError as e:
+    except ValueError as e:  # noqa: F841 - deleted at the end of the handler
         pass
-    return e
+    return e  # noqa: F821
 
 
 @case((0,), (1,))
@@ -286,3 +286,21 @@ def exception_name_unbound_after_loop(n):
         except ValueError as e:
             pass
     return e
+
+
+@case((0,), (1,))
+def return_value_raises_in_suppressing_with_two_returns(a):
+    with CM("s", suppress=True):
+        if a:
+            return 1 // 0
+        return 1 // a
+    return "after"
+
+
+@case((0,), (1,))
+def return_value_raises_in_suppressing_with_then_loop(a):
+    with CM("s", suppress=True):
+        return 1 // a
+    for i in range(2):
+        return "loop", i
+    return "after"

@@ -511,3 +511,31 @@ def captured_loop_var_read_in_ternary(n):
     for i in range(n):
         g = lambda: i  # noqa: E731
     return 1 if n > 5 else i
+
+
+@case((2,))
+def captured_loop_var_in_or_operand_caught(n):
+    # Known limitation (README): with n == 0 the converted code raises
+    # NameError (free variable): the operand runs as a lambda reading the
+    # captured, unbound variable. Python raises UnboundLocalError.
+    for i in range(n):
+        g = lambda: i  # noqa: E731,F841
+    try:
+        if n or i:
+            pass
+    except UnboundLocalError:
+        return "caught"
+    return "end"
+
+
+@case((0,), (2,))
+def dead_code_after_continue_read_by_closure(n):
+    while n:
+        n -= 1
+        continue
+        w = 1
+
+    def g():
+        return w
+
+    return g()

@@ -292,3 +292,26 @@ def dead_code_after_return_in_loop_defines(c):
         return k
         y = 2
     return y
+
+
+@case((0,), (1,))
+def read_before_assignment_in_later_branch(c):
+    y = 0
+    y += x  # noqa: F821
+    if c:
+        x = 1  # noqa: F841
+    return y
+
+
+@case((0,), (1,))
+def attribute_augassign_reads_local_assigned_later_in_branch(c):
+    class B:
+        a = 0
+
+    b = B()
+    b.a -= x  # noqa: F821
+    if c:
+        pass
+    else:
+        x = 1  # noqa: F841
+    return b.a

@@ -331,3 +331,31 @@ def break_value_order_in_while_else(n):
     else:
         return "no break"
     return "break", i
+
+
+@case((0,), (1,))
+def return_cancelled_by_finally_in_suppressing_with(a):
+    # An exception raised by `finally` abandons the `return`; the
+    # suppressing context manager swallows it and execution goes on.
+    with Recorder("s", suppress=True):
+        if a >= 0:
+            try:
+                return "ret"
+            finally:
+                1 // a
+    return "after"
+
+
+@case((0,), (1,))
+def break_cancelled_by_exception_in_suppressing_with(n):
+    out = []
+    for i in range(3):
+        with Recorder(i, suppress=True):
+            try:
+                if i == 1:
+                    break
+            finally:
+                if n == 0:
+                    1 // n
+        out.append(i)
+    return out

@@ -1,6 +1,6 @@
 """User variables named like the transpiler's generated names."""
 
-from tests.cases import case, log
+from tests.cases import case
 
 
 @case((3,), (0,))

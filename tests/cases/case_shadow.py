@@ -76,3 +76,16 @@ def shadowed_isinstance_and_type(n):
     if n:
         return isinstance(n, int), type
     return None
+
+
+shadowed_global = "module global"
+
+
+@case((0,), (1,))
+def local_shadowing_global_read_before_branch_assignment(c):
+    # `shadowed_global` is local in the whole function (assigned below), so
+    # the first read raises UnboundLocalError; it must never see the global.
+    y = shadowed_global  # noqa: F823
+    if c:
+        shadowed_global = 1  # noqa: F841
+    return y

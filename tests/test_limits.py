@@ -1,0 +1,220 @@
+"""Limits: recursion depth, function size, nesting depth, memory, threads.
+
+Fast versions of what benchmarks/scaling.py measures in full (that script
+also holds the program generators used here).
+"""
+
+import gc
+import sys
+import threading
+import tracemalloc
+
+import pytest
+
+import autograph
+from benchmarks import scaling
+
+
+# Recursion ------------------------------------------------------------------
+
+def plain(n):
+    if n == 0:
+        return 0
+    return plain(n - 1) + 1
+
+
+def in_if(n):
+    if n > 0:
+        return in_if(n - 1) + 1
+    else:
+        return 0
+
+
+def in_loop(n):
+    total = 0
+    for _ in range(1):
+        if n > 0:
+            total = in_loop(n - 1) + 1
+    return total
+
+
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)
+
+
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)
+
+
+SHAPES = [plain, in_if, in_loop, is_even]
+
+
+def _max_depth(f, limit):
+    """The largest n for which f(n) does not raise RecursionError (bisection;
+    each probe runs from this same frame, so both functions are measured
+    with the same stack beneath them)."""
+    lo, hi = 0, limit + 10
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        try:
+            f(mid)
+        except RecursionError:
+            hi = mid - 1
+        else:
+            lo = mid
+    return lo
+
+
+def _depths(f, limit=None):
+    converted = autograph.to_graph(f)
+    assert converted is not f
+    old = sys.getrecursionlimit()
+    if limit is not None:
+        sys.setrecursionlimit(limit)
+    try:
+        converted(3)  # warm: converts callees (is_odd) before measuring
+        return _max_depth(f, sys.getrecursionlimit()), _max_depth(converted, sys.getrecursionlimit())
+    finally:
+        sys.setrecursionlimit(old)
+
+
+@pytest.mark.parametrize("f", SHAPES, ids=lambda f: f.__name__)
+def test_recursion_reaches_original_depth(f):
+    original, converted = _depths(f)
+    assert original > 900  # the default limit of 1000, minus pytest's frames
+    # Target: converted >= original. On Python 3.11 the inlined fast path
+    # stores a condition before testing it (`cond = n == 0`), and a
+    # comparison that is not fused with its jump counts one level towards
+    # the limit at the deepest call, so the converted function falls short
+    # by a constant one or two levels (README, known limitations).
+    shortfall = 0 if sys.version_info >= (3, 12) else 2
+    assert converted >= original - shortfall, (
+        f"converted {f.__name__} recursed {converted} levels, the original {original}")
+
+
+@pytest.mark.parametrize("f", SHAPES, ids=lambda f: f.__name__)
+def test_recursion_costs_no_frames_per_level(f):
+    """Whatever the gap at the default limit, it must not grow with the
+    depth: the converted function adds no frame per recursion level."""
+    low = _depths(f, 1000)
+    high = _depths(f, 3000)
+    assert high[0] - low[0] >= 1900
+    assert (high[0] - high[1]) <= (low[0] - low[1]) + 1, (low, high)
+
+
+# Size and nesting -----------------------------------------------------------
+
+def _convert_and_compare(source, inputs=(0, 1, 3, 7, 50)):
+    f = scaling.make_function(source)
+    try:
+        g = autograph.to_graph(f)
+        assert g is not f, "returned unconverted"
+        autograph.to_code(f)  # the readable form unparses too
+        for x in inputs:
+            assert g(x) == f(x), x
+    finally:
+        scaling.forget(f)
+
+
+def test_two_thousand_line_function_converts_and_matches():
+    source = scaling.mixed_source(2000)
+    assert source.count("\n") >= 2000
+    _convert_and_compare(source)
+
+
+def test_if_nesting_depth_50_converts_and_matches():
+    _convert_and_compare(scaling.nested_ifs_source(50))
+
+
+def test_loop_nesting_depth_20_converts_and_matches():
+    source = scaling.nested_loops_source(20)
+    _convert_and_compare(source, inputs=(0, 1, 3))
+
+
+def test_python_itself_refuses_21_nested_loops():
+    """Why the loop test stops at 20: the original cannot be compiled."""
+    with pytest.raises(SyntaxError, match="too many statically nested blocks"):
+        compile(scaling.nested_loops_source(21), "<nested>", "exec")
+
+
+# Memory -----------------------------------------------------------------------
+
+def _convert_batch(count, tag):
+    for i in range(count):
+        name = f"mem_{tag}_{i}"
+        source = (f"def {name}(x):\n"
+                  f"    if x > {i}:\n"
+                  f"        x = x + {i}\n"
+                  f"    for k in range(2):\n"
+                  f"        x = x * 2\n"
+                  f"    return x\n")
+        f = scaling.make_function(source, name)
+        g = autograph.to_graph(f)
+        assert g is not f and g(i + 3) == f(i + 3)
+        assert autograph.to_code(f)
+        scaling.forget(f)
+        del f, g
+
+
+def test_memory_stays_flat_over_thousands_of_short_lived_functions():
+    """1,600 functions, each made with exec under its own linecache entry,
+    converted (to_graph and to_code), called and deleted. Untraced first
+    (tracemalloc slows conversion down several times), then a traced window:
+    what a conversion keeps after its function is gone must be nothing (the
+    bound allows ~300 bytes a function, which is what exec itself keeps,
+    interned names and the like; a leaked conversion costs kilobytes)."""
+    _convert_batch(100, "warm")
+    gc.collect()
+    blocks_start = sys.getallocatedblocks()
+    _convert_batch(1000, "untraced")
+    gc.collect()
+    blocks_grown = sys.getallocatedblocks() - blocks_start
+    assert blocks_grown < 1000 * 10, f"{blocks_grown} memory blocks kept after 1,000 conversions"
+    tracemalloc.start()
+    try:
+        _convert_batch(100, "traced_warm")
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        _convert_batch(400, "traced")
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 400 * 300, f"{grown} bytes kept after 400 conversions of deleted functions"
+
+
+# Threads ----------------------------------------------------------------------
+
+def test_32_threads_converting_and_calling_1000_functions_each():
+    """Every thread converts and calls the same 1,000 fresh functions in its
+    own order (so threads race on each conversion), then 10 of its own."""
+    elapsed, errors = scaling.thread_check(threads=32, shared=1000, private=10)
+    assert not errors, "\n".join(errors[:5])
+    assert elapsed < 30
+
+
+def test_threads_get_one_conversion_per_function():
+    """Racing threads must all get a correct converted function (never the
+    original, never an error); once the race is over, to_graph is stable.
+    (Racing threads may get distinct but equivalent function objects.)"""
+    f = scaling.make_function(scaling.nested_ifs_source(10))
+    results = []
+    barrier = threading.Barrier(16)
+
+    def work():
+        barrier.wait()
+        results.append(autograph.to_graph(f))
+
+    threads = [threading.Thread(target=work) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 16
+    assert all(g is not f and g(20) == f(20) for g in results)
+    assert autograph.to_graph(f) is autograph.to_graph(f)
+    scaling.forget(f)
