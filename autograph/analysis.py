@@ -262,6 +262,17 @@ def writes(node):
     return list(reads_and_writes(node)[1])
 
 
+def local_names(node):
+    """The local variables of function `node` (parameters and names it
+    binds, less those declared global or nonlocal)."""
+    args = node.args
+    params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
+              if a is not None}
+    body = node.body if isinstance(node.body, list) else [node.body]
+    declared_global, declared_nonlocal = _declarations(body)
+    return (params | set(writes(body))) - declared_global - declared_nonlocal
+
+
 class Scope:
     """The local names of one function, and how nested scopes use them."""
 
@@ -402,7 +413,7 @@ class Liveness:
             self._extra = saved | handlers | (after if s.finalbody else frozenset())
             body = self.block(s.body, orelse | handlers)
             self._extra = saved
-            return body | handlers | self._extra
+            return body | handlers | self._extra | (after if s.finalbody else frozenset())
         if isinstance(s, (gast.With, gast.AsyncWith)):
             # The context manager may swallow an exception raised anywhere
             # in the body: what is live after the `with` is live throughout.

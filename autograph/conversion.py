@@ -53,6 +53,7 @@ class Context:
         self.globals = globals_
         self.recursive = recursive
         self.scope = None
+        self.premarked = frozenset()
         self.original_locals = set()
         self.user_names_bound = set()
         self.overridden_builtins = frozenset(runtime.OVERRIDDEN_BUILTINS)
@@ -261,7 +262,7 @@ def _convert_tree(node, ctx):
     already converted)."""
     _check_supported(node, ctx.filename)
     _rewrite_super(node)
-    ctx.original_locals = analysis.Scope(node).locals
+    ctx.original_locals = analysis.local_names(node)
     for converter in LOWERING:
         node = converter.transform(node, ctx)
     ctx.scope = analysis.Scope(node)
@@ -312,8 +313,11 @@ def _compile(node, f, filename, ag, sites=()):
     factory = templates.function(ag + "_factory", [ag] + freevars + list(sites), body)
     module = gast.Module(body=[templates.located(factory, node)], type_ignores=[])
     tree = gast.gast_to_ast(module)
-    ast.fix_missing_locations(tree)
-    code = compile(tree, filename, "exec", dont_inherit=True)
+    try:
+        code = compile(tree, filename, "exec", dont_inherit=True)
+    except (TypeError, ValueError):  # a generated node without a position
+        ast.fix_missing_locations(tree)
+        code = compile(tree, filename, "exec", dont_inherit=True)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
     _register(inner)
@@ -338,17 +342,24 @@ def _artifact(f, recursive):
         artifact = cache.get(code)
         if artifact is not None:
             return artifact
-        node, filename = parsing.parse_function(f)
-        if not convertible(node):
-            raise ConversionError(f"{f.__qualname__} is a generator or coroutine function: it is left "
-                                  "unconverted and runs as Python")
-        namer = Namer(analysis.all_identifiers(node))
-        ag = namer.fixed("ag__")
-        node = _as_function_def(node, namer)
-        node.decorator_list = []
-        _mangle_private_names(node, f.__qualname__)
-        ctx = Context(namer, ag, f.__globals__, recursive, filename)
-        node = convert_tree(node, ctx)
+        premarked = frozenset()
+        while True:
+            node, filename = parsing.parse_function(f)
+            if not convertible(node):
+                raise ConversionError(f"{f.__qualname__} is a generator or coroutine function: it is left "
+                                      "unconverted and runs as Python")
+            namer = Namer(analysis.all_identifiers(node))
+            ag = namer.fixed("ag__")
+            node = _as_function_def(node, namer)
+            node.decorator_list = []
+            _mangle_private_names(node, f.__qualname__)
+            ctx = Context(namer, ag, f.__globals__, recursive, filename)
+            ctx.premarked = premarked
+            try:
+                node = convert_tree(node, ctx)
+                break
+            except control_flow.Rerun as rerun:
+                premarked = premarked | rerun.names
         _fill_empty_blocks(node)
         fast, sites = fast_paths.transform(node, ctx)
         new_code = _compile(fast, f, filename, ag, sites)

@@ -68,7 +68,7 @@ def _find_def(f, filename, lines):
     node = module.body[0].body[0] if indented else module.body[0]
     _shift(node, start - indented, 0)
     if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == code.co_name \
-            and not _compiles_to(node, f):
+            and not _compiles_to(source, f):
         raise ConversionError(
             f"cannot convert {_describe(f)}: the source at {filename}:{start + 1} no longer matches "
             "the function's code; the file changed since import (reload the module)")
@@ -157,25 +157,16 @@ for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 
-def _compiles_to(node, f):
-    """True if compiling the definition `node` gives `f`'s variables, names
-    and constants: the text found still is the function's source."""
+def _compiles_to(source, f):
+    """True if compiling `source` (the text found for `f`, as parsed) gives
+    `f`'s variables, names and constants: the text still is its source.
+    Compiled on its own, `f`'s free variables read as globals."""
     code = f.__code__
-    outer = gast.FunctionDef(
-        name="outer", args=gast.arguments(
-            args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in code.co_freevars],
-            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-        body=[node], decorator_list=[], returns=None, type_comment=None, type_params=[])
-    if node.name not in code.co_freevars:  # the function's own name is a global for it
-        outer.body = [gast.Global(names=[node.name]), node]
-    tree = gast.gast_to_ast(gast.Module(body=[outer], type_ignores=[]))
-    ast.fix_missing_locations(tree)
     try:
-        module = compile(tree, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        module = compile(source, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
-    outer_code = next(c for c in module.co_consts if hasattr(c, "co_code"))
-    found = [c for c in outer_code.co_consts if hasattr(c, "co_code") and c.co_name == code.co_name]
+    found = [c for c in module.co_consts if hasattr(c, "co_code") and c.co_name == code.co_name]
     mangle = private_name_mangler(f.__qualname__)
     return bool(found) and _same_code(found[0], code, mangle)
 
@@ -186,7 +177,8 @@ def _same_code(compiled, original, mangle):
     # one). Names, variables and constants change with nearly any edit.
     if compiled.co_varnames != original.co_varnames or compiled.co_argcount != original.co_argcount:
         return False
-    if tuple(mangle(n) for n in compiled.co_names) != original.co_names:
+    free = set(original.co_freevars)
+    if tuple(mangle(n) for n in compiled.co_names if n not in free) != original.co_names:
         return False
     if len(compiled.co_consts) != len(original.co_consts):
         return False

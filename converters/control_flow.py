@@ -38,7 +38,16 @@ import gast
 
 from autograph import analysis, templates
 
-__all__ = ["transform"]
+__all__ = ["transform", "Rerun"]
+
+
+class Rerun(Exception):
+    """Convert again from the source, with these names marked from the
+    start (see `_Converter.hoisted`)."""
+
+    def __init__(self, names):
+        super().__init__(sorted(names))
+        self.names = set(names)
 
 
 class _Flow:
@@ -66,11 +75,15 @@ class _Converter:
         self.scope = ctx.scope
         self.tracked = self.scope.locals - self.scope.captured
         self.liveness = analysis.Liveness(node.body, self.tracked)
-        self.marked = set()
         self.order = _first_appearance(node)
         self.nonlocal_needed = set()
         self.depth = 0
-        self.hoisted = set()
+        # Names given the marker at the top; a read of one of them that was
+        # walked before the decision and left unchecked makes the pipeline
+        # convert again, with the names known from the start (`Rerun`).
+        self.hoisted = set(ctx.premarked)
+        self.marked = set(ctx.premarked)
+        self.unchecked = set()
         self.bound_outside = _bound_outside_control_flow(node.body)
         # Locals of the original function (before dead code was dropped)
         # that can hold the marker: not captured by nested functions.
@@ -95,13 +108,16 @@ class _Converter:
         if node is None:
             return node
         risky = self.marked - flow.assigned
-        unbound = [n for n in analysis.reads(node)
+        read = analysis.reads(node)
+        unbound = [n for n in read
                    if n in self.unbindable and n not in flow.assigned
                    and (self.depth or n not in self.bound_outside)]
         if unbound:
             self.hoisted.update(unbound)
             self.marked.update(unbound)
             risky = risky | set(unbound)
+        self.unchecked.update(n for n in read if n in self.unbindable and n not in flow.assigned
+                              and n not in risky)
         if not risky:
             return node
         return _ReadWrapper(risky, self.ag).visit(node)
@@ -541,6 +557,9 @@ def _transform(node, ctx):
     flow = _Flow(params, params, params)
     declarations = [s for s in _walk_same_scope(node) if isinstance(s, (gast.Global, gast.Nonlocal))]
     body, flow = converter.block(node.body, flow)
+    late = (converter.hoisted & converter.unchecked) - ctx.premarked
+    if late:
+        raise Rerun(late)
     hoisted = []
     global_names = sorted({n for s in declarations if isinstance(s, gast.Global) for n in s.names})
     nonlocal_names = sorted({n for s in declarations if isinstance(s, gast.Nonlocal) for n in s.names})

@@ -462,8 +462,8 @@ _ALLOWED = {
     ("runtime/tracer/executor.py", "compile_graph", "exec"),
     # `re.compile` of a constant pattern (the scan matches any `.compile(`)
     ("runtime/tracer/executor.py", "<module>", "compile"),
-    # a def's parsed tree (the user's own source), compiled to check that the
-    # source found still describes the live function
+    # the def's source text as found in the user's file, compiled (never run)
+    # to check that it still describes the live function
     ("autograph/parsing.py", "_compiles_to", "compile"),
     # autograph.function's fast entry: a def whose parameter names are the
     # traced function's own (identifiers, checked by Python when it defined them)
@@ -499,8 +499,7 @@ def test_package_source_evaluates_no_strings():
     # conversion compiles a tree built by gast.gast_to_ast, never a string
     assert by_key[("autograph/conversion.py", "_compile", "compile")] == "tree"
     conversion = (ROOT / "autograph/conversion.py").read_text()
-    assert re.search(r"tree = gast\.gast_to_ast\(module\)\s+ast\.fix_missing_locations\(tree\)\s+"
-                     r"code = compile\(tree,", conversion)
+    assert re.search(r"tree = gast\.gast_to_ast\(module\)\s+try:\s+code = compile\(tree,", conversion)
     assert by_key[("autograph/parsing.py", "_same_lambda_code", "compile")] == "expr"
     assert "expr = gast.gast_to_ast(gast.Expression(body=node))" in (ROOT / "autograph/parsing.py").read_text()
     # no bare-name use of eval/exec elsewhere (getattr(builtins, "eval") and the like)

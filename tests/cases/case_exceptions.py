@@ -304,3 +304,16 @@ def return_value_raises_in_suppressing_with_then_loop(a):
     for i in range(2):
         return "loop", i
     return "after"
+
+
+@case((0,), (200,))
+def loop_in_finally_after_lowered_return(b):
+    x = 1
+    if b > 100:
+        return "big"
+    try:
+        return x
+    finally:
+        for i in range(2):
+            b, x = b + 1, b
+        log("finally", b, x)

@@ -182,3 +182,14 @@ def match_no_case_matches_after_early_return(c):
         case 2:
             x = 5
     return x
+
+
+@case((0,), (1,), (2,))
+def match_case_reads_var_marked_undefined_by_other_case(a):
+    match a:
+        case 0:
+            b, y = y  # noqa: F821
+        case _:
+            if a > 1:
+                w = y  # noqa: F841
+    return 0
