@@ -11,11 +11,22 @@ dispatch to a registered backend (the numpy tracer, JAX, PyTorch) for
 symbolic ones.
 """
 
-from autograph.api import convert, do_not_convert, set_loop_options, to_code, to_graph
-from autograph.conversion import clear_cache
-from autograph.errors import ConversionError
-from autograph.logs import set_verbosity
-from autograph.tracing import Graph, Spec, function, py_function
+import os as _os
+
+# In a source checkout `autograph/` sits beside `converters/` and `runtime/`,
+# which install as `autograph.converters` and `autograph.runtime`: a checkout
+# on sys.path (the repository root as the working directory) then imports
+# them from there, as the installed package does from its own folder.
+if not _os.path.isdir(_os.path.join(__path__[0], "runtime")):
+    _checkout = _os.path.dirname(_os.path.abspath(__path__[0]))
+    if _os.path.isfile(_os.path.join(_checkout, "runtime", "__init__.py")):
+        __path__.append(_checkout)
+
+from autograph.api import convert, do_not_convert, set_loop_options, to_code, to_graph  # noqa: E402
+from autograph.conversion import clear_cache  # noqa: E402
+from autograph.errors import ConversionError  # noqa: E402
+from autograph.logs import set_verbosity  # noqa: E402
+from autograph.tracing import Graph, Spec, function, py_function  # noqa: E402
 
 __all__ = [
     "to_graph", "to_code", "convert", "do_not_convert", "set_loop_options", "set_verbosity",
