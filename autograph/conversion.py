@@ -55,7 +55,6 @@ class Context:
         self.scope = None
         self.premarked = frozenset()
         self.original_locals = set()
-        self.user_names_bound = set()
         self.overridden_builtins = frozenset(runtime.OVERRIDDEN_BUILTINS)
 
 
@@ -266,7 +265,6 @@ def _convert_tree(node, ctx):
     for converter in LOWERING:
         node = converter.transform(node, ctx)
     ctx.scope = analysis.Scope(node)
-    ctx.user_names_bound = ctx.scope.locals
     for converter in EXPRESSIONS:
         node = converter.transform(node, ctx)
     return control_flow.transform(node, ctx)

@@ -8,6 +8,7 @@ have changed after import) and raises `ConversionError` saying why not.
 
 import __future__
 import ast
+import copy
 import inspect
 import linecache
 
@@ -128,14 +129,12 @@ def _find_lambda(f, filename, lines):
                                   "the file may have changed since import")
         raise ConversionError(f"cannot convert lambda at {where}: several lambdas on that line "
                               "look the same; put it on a line of its own or use a def")
-    import copy
     return copy.deepcopy(candidates[0])
 
 
 def _same_lambda_code(node, code, filename):
     """True if compiling `node` gives the same bytecode as `code`."""
     expr = gast.gast_to_ast(gast.Expression(body=node))
-    import ast
     ast.fix_missing_locations(expr)
     try:
         compiled = compile(expr, filename, "eval")

@@ -41,7 +41,7 @@ class _Transformer(gast.NodeTransformer):
         """A builtin that no backend overrides and that the user does not
         rebind: calling it through the hook would change nothing."""
         return (hasattr(builtins, identifier) and identifier not in self.ctx.overridden_builtins
-                and identifier not in self.ctx.user_names_bound and identifier not in self.ctx.globals)
+                and identifier not in self.ctx.scope.locals and identifier not in self.ctx.globals)
 
 
 def transform(node, ctx):

@@ -502,10 +502,7 @@ class _ReadWrapper(gast.NodeTransformer):
 
 
 def _contains_return(stmt):
-    for child in _walk_same_scope(stmt):
-        if isinstance(child, gast.Return):
-            return True
-    return False
+    return any(isinstance(child, gast.Return) for child in _walk_same_scope(stmt))
 
 
 def _always_returns(stmts):

@@ -156,7 +156,7 @@ def and_(left, *rest):
     for i, right in enumerate(rest):
         backend = backend_of(value)
         if backend is not None:
-            return backend.and_(value, lambda: and_(right(), *rest[i + 1:]))
+            return backend.and_(value, lambda right=right, later=rest[i + 1:]: and_(right(), *later))
         if not value:
             return value
         value = right()
@@ -169,7 +169,7 @@ def or_(left, *rest):
     for i, right in enumerate(rest):
         backend = backend_of(value)
         if backend is not None:
-            return backend.or_(value, lambda: or_(right(), *rest[i + 1:]))
+            return backend.or_(value, lambda right=right, later=rest[i + 1:]: or_(right(), *later))
         if value:
             return value
         value = right()

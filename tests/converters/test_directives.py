@@ -4,66 +4,12 @@ last argument of `ag__.while_stmt` / `ag__.for_stmt`; Python execution is
 unchanged."""
 
 from autograph import set_loop_options
-import contextlib
-import copy
-import io
 
 import pytest
 
 import autograph
-from autograph.conversion import is_generated
 
-LOG = []
-
-
-def log(value):
-    LOG.append(value)
-    return value
-
-
-def _observe(fn, args):
-    del LOG[:]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            outcome = ("returned", fn(*copy.deepcopy(args)))
-        except Exception as error:  # noqa: BLE001
-            outcome = ("raised", type(error), str(error))
-    return outcome, out.getvalue(), list(LOG)
-
-
-_RUNTIME_ATTRIBUTES = set(autograph.runtime.__all__)
-
-
-def from_source(fn):
-    """The function defined by the text `autograph.to_code(fn)` shows, run
-    as it reads (the compiled conversion may add Python fast paths)."""
-    import ast
-    import re
-
-    code = autograph.to_code(fn)
-    namespace = dict(fn.__globals__)
-    for node in ast.walk(ast.parse(code)):
-        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                and node.attr in _RUNTIME_ATTRIBUTES and re.fullmatch(r"ag_+\d*", node.value.id)):
-            namespace[node.value.id] = autograph.runtime
-    exec(compile(code, f"<to_code of {fn.__qualname__}>", "exec"), namespace)
-    return namespace[fn.__name__]
-
-
-def assert_same_behaviour(fn, inputs):
-    """The converted function, and the code `to_code` shows, behave as `fn`."""
-    converted = autograph.to_graph(fn)
-    assert is_generated(converted.__code__), f"{fn.__name__} was not converted"
-    shown = from_source(fn)
-    for args in inputs:
-        expected = _observe(fn, args)
-        assert _observe(converted, args) == expected, f"to_graph: {fn.__name__}{args!r}"
-        assert _observe(shown, args) == expected, f"to_code text: {fn.__name__}{args!r}"
-
-
-def lines_of(fn):
-    return [line.strip() for line in autograph.to_code(fn).splitlines()]
+from harness import LOG, assert_same_behaviour, from_source, lines_of, log, observe as _observe  # noqa: E402,F401
 
 
 # Snippets -----------------------------------------------------------------
