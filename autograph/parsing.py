@@ -167,23 +167,25 @@ def _compiles_to(source, f):
         return False
     found = [c for c in module.co_consts if hasattr(c, "co_code") and c.co_name == code.co_name]
     mangle = private_name_mangler(f.__qualname__)
-    return bool(found) and _same_code(found[0], code, mangle)
+    return bool(found) and _same_code(found[0], code, mangle, frozenset(code.co_freevars))
 
 
-def _same_code(compiled, original, mangle):
+def _same_code(compiled, original, mangle, free):
     # Not co_code: the same source compiles to different bytecode under
     # other compilers of the same version (pytest's assertion rewriting, for
     # one). Names, variables and constants change with nearly any edit.
     if compiled.co_varnames != original.co_varnames or compiled.co_argcount != original.co_argcount:
         return False
-    free = set(original.co_freevars)
-    if tuple(mangle(n) for n in compiled.co_names if n not in free) != original.co_names:
+    # `free`: the function's free variables, globals when compiled alone
+    # (a name may also be an attribute name, so both readings are tried).
+    names = tuple(mangle(n) for n in compiled.co_names)
+    if names != original.co_names and tuple(n for n in names if n not in free) != original.co_names:
         return False
     if len(compiled.co_consts) != len(original.co_consts):
         return False
     for mine, theirs in zip(compiled.co_consts, original.co_consts):
         if hasattr(mine, "co_code"):
-            if not (hasattr(theirs, "co_code") and _same_code(mine, theirs, mangle)):
+            if not (hasattr(theirs, "co_code") and _same_code(mine, theirs, mangle, free)):
                 return False
         elif type(mine) is not type(theirs) or (mine != theirs and not _same_qualname(mine, theirs)):
             return False
