@@ -232,8 +232,27 @@ class _Inliner:
         guarded = gast.If(test=self._is_python(cond), body=[fast], orelse=fallback)
         return templates.located(self._compute(cond, call.args[0]) + [guarded], stmt)
 
+    def _own_names(self, stmt, call, functions):
+        """Copies of the loop's body functions under names of their own, and
+        the operator statement calling them: the inlined body may define
+        helpers of its own loops in the same scope, which must not replace
+        these before a hand-over."""
+        renamed = {}
+        for function in functions:
+            if function is not None:
+                copy_ = copy.copy(function)
+                copy_.name = self.ctx.namer.new(function.name)
+                renamed[function.name] = copy_
+        new_call = copy.copy(call)
+        new_call.args = [templates.name(renamed[a.id].name) if isinstance(a, gast.Name) and a.id in renamed
+                         else a for a in call.args]
+        new_stmt = copy.copy(stmt)
+        new_stmt.value = new_call
+        return new_stmt, new_call, [renamed.get(getattr(f, "name", None)) for f in functions]
+
     def while_stmt(self, stmt, call, definitions):
         test_fn, body_fn = definitions[call.args[0].id], definitions[call.args[1].id]
+        stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         cond = self.ctx.namer.helper("loop_cond")
         loop = gast.While(test=templates.const(True), orelse=[], body=(
             self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, stmt)
@@ -243,6 +262,7 @@ class _Inliner:
     def for_stmt(self, stmt, call, definitions):
         test_fn = definitions.get(getattr(call.args[1], "id", None))
         body_fn = definitions[call.args[2].id]
+        stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         iterable = self.ctx.namer.helper("iterable")
         item = body_fn.args.args[0].id
         body = self._inline(body_fn, keep_return=False)

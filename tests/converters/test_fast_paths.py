@@ -1,0 +1,192 @@
+"""converters/fast_paths.py: the code that runs inlines each operator's Python
+meaning; the operators run only for values a backend claims, from the state
+of that moment. Call sites remember their last callee."""
+
+import types
+
+import pytest
+
+import autograph
+import autograph.runtime as runtime
+from autograph.runtime import calls
+
+
+class Flag:
+    """A stand-in symbolic boolean: the test backend claims it."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __bool__(self):
+        raise AssertionError("a Flag must reach the backend, not bool()")
+
+
+class FlagBackend(runtime.Backend):
+    name = "flags"
+
+    def __init__(self):
+        self.seen = []
+
+    def owns_type(self, cls):
+        return cls is Flag
+
+    def cond(self, pred, true_fn, false_fn, operands, names):
+        self.seen.append(("cond", names))
+        if pred.value:
+            return true_fn(*operands)
+        return None if false_fn is None else false_fn(*operands)
+
+    def while_loop(self, test, body, state, names, opts):
+        self.seen.append(("while_loop", names))
+        while test(*state).value:
+            result = body(*state)
+            state = (result,) if len(names) == 1 else result
+        return state
+
+
+@pytest.fixture
+def backend():
+    backend = runtime.register_backend(FlagBackend())
+    yield backend
+    runtime.unregister_backend(backend)
+
+
+def branch(c, x):
+    if c:
+        x = x + 1
+    else:
+        x = x - 1
+    return x
+
+
+def countdown(n, limit):
+    steps = 0
+    while limit(n):
+        n -= 1
+        steps += 1
+    return n, steps
+
+
+@pytest.fixture
+def operators_disabled(monkeypatch):
+    """Makes every functional operator fail: the Python path must not use them."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the operator ran for Python values")
+
+    for name in ("if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_"):
+        monkeypatch.setattr(runtime, name, refuse)
+
+
+def test_python_values_run_the_inlined_path(operators_disabled):
+    assert autograph.to_graph(branch)(True, 1) == 2
+    assert autograph.to_graph(branch)(0, 1) == 0
+    assert autograph.to_graph(countdown)(3, lambda n: n > 0) == (0, 3)
+
+
+def test_symbolic_condition_goes_to_the_backend(backend):
+    assert autograph.to_graph(branch)(Flag(True), 1) == 2
+    assert autograph.to_graph(branch)(Flag(False), 1) == 0
+    assert backend.seen == [("cond", ("x",)), ("cond", ("x",))]
+
+
+def test_loop_hands_over_when_the_test_turns_symbolic(backend):
+    # Two Python iterations, then the test returns Flags: while_loop goes on
+    # from the state of that moment.
+    def limit(n):
+        return n > 3 if n > 3 else Flag(n > 0)
+
+    assert autograph.to_graph(countdown)(5, limit) == (0, 5)
+    assert backend.seen == [("while_loop", ("n", "steps"))]
+
+
+def test_for_loop_hands_over_when_the_break_flag_turns_symbolic(backend):
+    def first_over(xs, threshold):
+        found = -1
+        for x in xs:
+            if x > threshold:
+                found = x
+                break
+        return found
+
+    class Threshold:
+        """Compares into Flags from the third item on."""
+
+        def __init__(self):
+            self.calls = 0
+
+        def __lt__(self, other):
+            self.calls += 1
+            return other > 2 if self.calls < 3 else Flag(other > 2)
+
+    assert autograph.to_graph(first_over)([1, 2, 3, 4], Threshold()) == 3
+    assert ("cond", ("found", "break_")) in backend.seen
+
+
+def calls_helpers(items):
+    out = []
+    for item in items:
+        out.append(len(str(item)))
+    return out
+
+
+def test_call_sites_remember_their_callee():
+    converted = autograph.to_graph(calls_helpers)
+    assert converted([1, 22, 333]) == [1, 2, 3]
+    sites = [cell.cell_contents for cell in converted.__closure__ or ()
+             if isinstance(cell.cell_contents, calls.Site)]
+    assert sites, "the converted function has call sites"
+    remembered = {site[0] for site in sites}
+    assert list in remembered  # out.append: any list will do
+    assert len in remembered  # len(...): the overridden builtin itself
+    assert "call(str)" not in autograph.to_code(calls_helpers)  # plain builtins are called as they are
+
+
+def test_call_site_follows_a_new_callee():
+    def apply(f, x):
+        return f(x)
+
+    converted = autograph.to_graph(apply)
+    assert converted(abs, -2) == 2
+    assert converted(str, 5) == "5"
+    assert converted(lambda v: v * 10, 3) == 30
+
+
+def test_clear_cache_forgets_call_sites():
+    converted = autograph.to_graph(calls_helpers)
+    converted([1])
+    sites = [cell.cell_contents for cell in converted.__closure__ or ()
+             if isinstance(cell.cell_contents, calls.Site)]
+    autograph.clear_cache()
+    assert all(site[0] is calls._UNSET for site in sites)
+    assert converted([4, 55]) == [1, 2]
+
+
+def test_to_code_shows_no_inlined_path():
+    code = autograph.to_code(branch)
+    assert "is_python" not in code and "call_site" not in code
+    assert "x = ag__.if_stmt(c, if_body, else_body, (x,), ('x',))" in code
+    assert isinstance(autograph.to_graph(branch), types.FunctionType)
+
+
+def test_nested_loop_helpers_do_not_replace_the_outer_ones(backend):
+    # The inner loop's helpers are defined in the same scope as the outer
+    # loop's on the inlined path; a hand-over of the outer loop (its break
+    # flag turns symbolic) must still run the outer loop's body.
+    def nested(xs, threshold):
+        total = 0
+        for x in xs:
+            for _ in range(2):
+                total += 1
+            if x > threshold:
+                break
+        return total
+
+    class Threshold:
+        def __init__(self):
+            self.calls = 0
+
+        def __lt__(self, other):
+            self.calls += 1
+            return other > 5 if self.calls < 2 else Flag(other > 5)
+
+    assert autograph.to_graph(nested)([1, 2, 3], Threshold()) == nested([1, 2, 3], 5) == 6

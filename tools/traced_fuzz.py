@@ -1,0 +1,424 @@
+"""Traced differential fuzzer: random numeric functions, eager numpy vs
+`autograph.function` (and `jax.jit(autograph.to_graph(f))` when jax is
+installed).
+
+    python -m tools.traced_fuzz --count 2000 --seed 0 --jobs 2
+    python -m tools.traced_fuzz --replay 1234        # one seed in full
+    python -m tools.traced_fuzz --replay 1234 --minimize
+    python -m tools.traced_fuzz --exclude loop_in_python_loop  # leave a feature out
+
+Each program `tools.numeric_generator.generate(seed)` is run on a few inputs
+of one signature (float64 arrays of shape SHAPE, np.float64 scalars):
+
+  * eagerly, as written (the expected results);
+  * converted, `autograph.to_graph(f)`, on the same concrete arrays;
+  * through `autograph.function(f)`: the first call traces, the later calls
+    (different values, same signature) must run the cached graph
+    (`trace_count` stays 1);
+  * with `--jax` (default: when jax imports), `jax.jit(to_graph(f))` on jax
+    arrays with x64 enabled.
+
+Results must have equal structure, shapes and dtypes and be `np.allclose`
+(NaN equal to NaN); the arguments must not be modified. Outcomes:
+
+  mismatch     a result differs (or one side raised and the other did not)
+  crash        an unexpected exception while converting, tracing or running
+  limitation   the tracer raised one of its documented errors for a
+               construct it does not stage (LIMITATION_ERRORS); counted
+               apart, not a failure
+  invalid      the eager run itself raised or timed out (a generator bug)
+  jax          a jax failure or difference (only with --jax; counted apart)
+
+The last line is a SUMMARY.
+"""
+
+import argparse
+import ast
+import copy
+import multiprocessing
+import os
+import re
+import sys
+import time
+import traceback
+import warnings
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np
+
+from tools.numeric_generator import FEATURES, generate, inputs_for
+from tools.program_generator import Timeout, _time_limit, compile_program
+
+__all__ = ["LIMITATION_ERRORS", "check_seed", "check_source", "format_report", "main"]
+
+#: Tracer errors documented as limitations (README "Traced execution /
+#: Errors"): a program that raises one of these is counted as a limitation,
+#: not as a crash.
+LIMITATION_ERRORS = ("BranchMismatchError", "LoopStateError", "UndefinedOutputError",
+                     "UnsupportedFunctionError")
+
+RTOL, ATOL = 1e-7, 1e-9
+
+
+def _limitation_types():
+    from autograph.runtime import tracer
+
+    return tuple(getattr(tracer, name) for name in LIMITATION_ERRORS)
+
+
+def _compare(expected, actual, path="result"):
+    """Differences between two results (nested tuples of arrays/scalars)."""
+    if isinstance(expected, (tuple, list)) or isinstance(actual, (tuple, list)):
+        if type(expected) is not type(actual) or len(expected) != len(actual):
+            return [f"{path}: structure differs: expected {_short(expected)}, got {_short(actual)}"]
+        diffs = []
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            diffs.extend(_compare(e, a, f"{path}[{i}]"))
+        return diffs
+    try:
+        e, a = np.asarray(expected), np.asarray(actual)
+    except Exception as exc:  # noqa: BLE001
+        return [f"{path}: not an array: {type(actual).__name__} ({exc})"]
+    if e.shape != a.shape or e.dtype != a.dtype:
+        return [(f"{path}: expected {e.dtype}{list(e.shape)}, got {a.dtype}{list(a.shape)} "
+                 f"(expected {_short(expected)}, got {_short(actual)})")]
+    if e.dtype.kind in "fc":
+        ok = np.allclose(a, e, rtol=RTOL, atol=ATOL, equal_nan=True)
+    else:
+        ok = np.array_equal(a, e)
+    if not ok:
+        return [f"{path}: expected {_short(expected)}, got {_short(actual)}"]
+    return []
+
+
+def _short(value, limit=600):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
+
+
+def _run(fn, args, timeout):
+    """Calls fn on copies of args; returns (result, exception, args after)."""
+    args = copy.deepcopy(tuple(args))
+    try:
+        with _time_limit(timeout), np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = fn(*args)
+    except Timeout as e:
+        return None, e, args
+    except Exception as e:  # noqa: BLE001
+        return None, e, args
+    return result, None, args
+
+
+def _exc_text(e):
+    return f"{type(e).__name__}: {e}"
+
+
+def _args_changed(before, after):
+    return any(not np.array_equal(np.asarray(b), np.asarray(a), equal_nan=True)
+               for b, a in zip(before, after))
+
+
+def _jax_available():
+    try:
+        import jax  # noqa: F401
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+def _jax_check(fn, inputs, expected, timeout):
+    """jax.jit(to_graph(fn)) on jax arrays; returns a list of differences."""
+    import jax
+    import jax.numpy as jnp
+
+    import autograph
+
+    jax.config.update("jax_enable_x64", True)
+    try:
+        jitted = jax.jit(autograph.to_graph(fn))
+    except Exception as e:  # noqa: BLE001
+        return [f"jax.jit(to_graph(f)): {_exc_text(e)}"]
+    diffs = []
+    for args, exp in zip(inputs, expected):
+        jargs = tuple(jnp.asarray(a) for a in args)
+        result, exc, _ = _run(jitted, jargs, timeout)
+        if exc is not None:
+            diffs.append(f"jax f{_short(args, 200)}: {_exc_text(exc)}")
+            break
+        result = jax.tree_util.tree_map(np.asarray, result)
+        diffs.extend(f"jax {d}" for d in _compare(exp, result))
+    return diffs
+
+
+def check_source(source, filename, inputs, timeout=5.0, use_jax=False):
+    """Runs `f` from `source` eagerly, converted and traced on `inputs`.
+
+    Returns None when all agree, else a dict with `kind` ('mismatch',
+    'crash', 'limitation', 'invalid' or 'jax'), `stage`, `error` (one line)
+    and `diffs` (text)."""
+    import autograph
+
+    namespace = compile_program(source, filename)
+    fn = namespace["f"]
+
+    expected = []
+    for args in inputs:
+        result, exc, after = _run(fn, args, timeout)
+        if exc is not None:
+            return {"kind": "invalid", "stage": "eager", "error": _exc_text(exc),
+                    "diffs": [traceback.format_exception(exc, limit=-3)[-1]]}
+        if _args_changed(args, after):
+            return {"kind": "invalid", "stage": "eager", "error": "the eager run modified its arguments",
+                    "diffs": []}
+        expected.append(result)
+
+    def failure(kind, stage, exc=None, diffs=()):
+        report = {"kind": kind, "stage": stage, "error": _exc_text(exc) if exc else None,
+                  "diffs": list(diffs)}
+        if exc is not None and kind == "crash":
+            report["diffs"].append("".join(traceback.format_exception(exc, limit=-8)))
+        return report
+
+    # Converted, on concrete arrays (no tracing).
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            converted = autograph.to_graph(fn)
+    except Exception as e:  # noqa: BLE001
+        return failure("crash", "to_graph", e)
+    for args, exp in zip(inputs, expected):
+        result, exc, after = _run(converted, args, timeout)
+        if exc is not None:
+            return failure("crash", "converted", exc, [f"converted f{_short(args, 300)}"])
+        d = _compare(exp, result)
+        if d:
+            report = failure("mismatch", "converted", None, [f"converted f{_short(args, 300)}:"] + d)
+            report["expected_type"] = _type_of(exp)
+            return report
+
+    # Traced: first call traces, later ones run the cached graph.
+    traced = autograph.function(fn)
+    limitation = _limitation_types()
+    for n, (args, exp) in enumerate(zip(inputs, expected)):
+        result, exc, after = _run(traced, args, timeout)
+        stage = "trace" if n == 0 else "cached graph"
+        if exc is not None:
+            if n == 0 and isinstance(exc, limitation):
+                return failure("limitation", stage, exc)
+            return failure("crash", stage, exc, [f"{stage} f{_short(args, 300)}"])
+        if _args_changed(args, after):
+            return failure("mismatch", stage, None,
+                           [f"{stage} f{_short(args, 300)} modified its arguments: {_short(after)}"])
+        d = _compare(exp, result)
+        if d:
+            report = failure("mismatch", stage, None, [f"{stage} f{_short(args, 300)}:"] + d)
+            report["expected_type"] = _type_of(exp)
+            return report
+    if traced.trace_count != 1:
+        return failure("mismatch", "cache", None,
+                       [f"{len(inputs)} calls of one signature traced {traced.trace_count} times"])
+
+    if use_jax:
+        d = _jax_check(fn, inputs, expected, timeout)
+        if d:
+            return failure("jax", "jax", None, d)
+    return None
+
+
+def check_seed(seed, n_inputs=3, timeout=5.0, use_jax=False, exclude=()):
+    """Generates program `seed` and checks it; returns None or a report dict."""
+    source = generate(seed, exclude=exclude)
+    inputs = inputs_for(seed, n_inputs)
+    try:
+        report = check_source(source, f"<numeric-{seed}>", inputs, timeout, use_jax)
+    except Exception:  # noqa: BLE001 - a harness crash is reported, not hidden
+        report = {"kind": "crash", "stage": "harness", "error": "harness",
+                  "diffs": [traceback.format_exc()]}
+    if report is None:
+        return None
+    report.update(seed=seed, source=source, inputs=inputs)
+    return report
+
+
+def _type_of(value):
+    if isinstance(value, (tuple, list)):
+        return tuple(_type_of(v) for v in value)
+    a = np.asarray(value)
+    return (a.dtype.str, a.shape)
+
+
+def _signature(report):
+    error = report.get("error") or ""
+    return (report["kind"], report["stage"], error.split(":", 1)[0], report.get("expected_type"))
+
+
+_COUNTER = re.compile(r"^\s*(w\d+) = 0$", re.MULTILINE)
+
+
+def _counters_kept(source):
+    """Every `while` counter `wN = 0` still has its `wN += 1` (loops end)."""
+    return all(f"{w} += 1" in source for w in _COUNTER.findall(source))
+
+
+def minimize(source, inputs, signature, timeout=1.0, max_rounds=200):
+    """Greedy reduction of `source` that keeps a report of the same
+    signature (kind, stage, error type) on some input. Returns (source, inputs)."""
+    from tools.fuzz import _candidates, _simplify_exprs
+
+    counter = [0]
+
+    def still_fails(src, ins):
+        counter[0] += 1
+        if not _counters_kept(src):
+            return False
+        func = next(n for n in ast.parse(src).body if isinstance(n, ast.FunctionDef))
+        if not isinstance(func.body[-1], ast.Return) or func.body[-1].value is None:
+            return False  # falling off the end (None) is another program
+        try:
+            report = check_source(src, f"<minimize-{os.getpid()}-{counter[0]}>", ins, timeout)
+        except Exception:  # noqa: BLE001
+            return False
+        return report is not None and _signature(report) == signature
+
+    for args in inputs:
+        if still_fails(source, [args]):
+            inputs = [args]
+            break
+    for _ in range(max_rounds):
+        progress = False
+        tree = ast.parse(source)
+        for gen in (_candidates, _simplify_exprs):
+            for node, field, new in list(gen(tree)):
+                old = getattr(node, field)
+                setattr(node, field, new)
+                try:
+                    candidate = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+                    compile(candidate, "<candidate>", "exec")
+                    ok = len(candidate) < len(source) and still_fails(candidate, inputs)
+                except Exception:  # noqa: BLE001
+                    ok = False
+                if ok:
+                    source = candidate
+                    progress = True
+                    break
+                setattr(node, field, old)
+            if progress:
+                break
+        if not progress:
+            break
+    return source, inputs
+
+
+def format_report(report):
+    lines = [f"=== {report['kind'].upper()} seed={report['seed']} stage={report['stage']}"
+             + (f": {report['error']}" if report.get("error") else "")]
+    lines.extend(str(d).rstrip() for d in report["diffs"])
+    lines.append("--- source:")
+    lines.append(report["source"].rstrip())
+    return "\n".join(lines)
+
+
+def _group_key(report):
+    error = report.get("error") or ""
+    head = error.split(":", 1)[0]
+    if report["kind"] == "limitation":
+        # The error type and the construct it names ("an `if`", "a `while`").
+        for what in ("`if`", "`while`", "`for`", "structure"):
+            if what in error:
+                return f"{head} ({what})"
+    return f"{report['kind']}/{report['stage']}/{head or 'difference'}"
+
+
+def _worker(args):
+    seed, n_inputs, use_jax, exclude = args
+    return seed, check_seed(seed, n_inputs, use_jax=use_jax, exclude=exclude)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--count", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0, help="first seed")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--inputs", type=int, default=3, help="inputs per program (same signature)")
+    parser.add_argument("--max-reports", type=int, default=30, help="print at most this many in full")
+    parser.add_argument("--show-limitations", action="store_true",
+                        help="also print programs that hit documented limitations")
+    parser.add_argument("--replay", type=int, help="print source and result for one seed")
+    parser.add_argument("--jax", dest="jax", action="store_true", default=None,
+                        help="also run jax.jit(to_graph(f)) (default: when jax is installed)")
+    parser.add_argument("--no-jax", dest="jax", action="store_false")
+    parser.add_argument("--exclude", default="",
+                        help="comma-separated program features to leave out "
+                             "(from tools.numeric_generator.FEATURES), e.g. loop_in_python_loop")
+    parser.add_argument("--minimize", action="store_true", help="with --replay: shrink the program")
+    parser.add_argument("--out", help="also write full reports to this file")
+    opts = parser.parse_args(argv)
+    use_jax = _jax_available() if opts.jax is None else opts.jax
+    exclude = tuple(x for x in opts.exclude.split(",") if x)
+    unknown = set(exclude) - set(FEATURES)
+    if unknown:
+        parser.error(f"unknown --exclude features {sorted(unknown)}; choose from {FEATURES}")
+
+    if opts.replay is not None:
+        report = check_seed(opts.replay, opts.inputs, use_jax=use_jax, exclude=exclude)
+        if report is None:
+            print(generate(opts.replay, exclude=exclude))
+            print(f"inputs: {inputs_for(opts.replay, opts.inputs)}")
+            print(f"seed {opts.replay}: no difference")
+            return 0
+        print(format_report(report))
+        if opts.minimize:
+            src, ins = minimize(report["source"], report["inputs"], _signature(report))
+            print(f"--- minimized (inputs {ins}):")
+            print(src.rstrip())
+        return 1 if report["kind"] in ("mismatch", "crash") else 0
+
+    start = time.time()
+    tasks = ((s, opts.inputs, use_jax, exclude) for s in range(opts.seed, opts.seed + opts.count))
+    counts = {k: 0 for k in ("passed", "mismatch", "crash", "limitation", "invalid", "jax")}
+    groups = {}
+    shown = 0
+    out = open(opts.out, "w") if opts.out else None  # noqa: SIM115 - closed below
+
+    def handle(seed, report):
+        nonlocal shown
+        kind = "passed" if report is None else report["kind"]
+        counts[kind] += 1
+        if report is None:
+            return
+        groups.setdefault(_group_key(report), []).append(seed)
+        text = format_report(report)
+        if (kind != "limitation" or opts.show_limitations) and shown < opts.max_reports:
+            shown += 1
+            print(text + "\n", flush=True)
+        if out:
+            out.write(text + "\n\n")
+            out.flush()
+
+    if opts.jobs > 1:
+        with multiprocessing.get_context("fork").Pool(opts.jobs) as pool:
+            for seed, report in pool.imap_unordered(_worker, tasks, chunksize=10):
+                handle(seed, report)
+    else:
+        for task in tasks:
+            handle(*_worker(task))
+    if out:
+        out.close()
+    if groups:
+        print("groups (kind/stage/error: count, first seeds):")
+        for key, seeds in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            print(f"  {key}: {len(seeds)}  e.g. {sorted(seeds)[:6]}")
+    elapsed = time.time() - start
+    print(f"SUMMARY: {opts.count} programs (seeds {opts.seed}..{opts.seed + opts.count - 1}), "
+          f"{counts['passed']} passed, {counts['mismatch']} mismatched, {counts['crash']} crashed, "
+          f"{counts['limitation']} hit documented limitations, {counts['invalid']} invalid, "
+          + (f"{counts['jax']} jax failures, " if use_jax else "jax not run, ")
+          + f"{elapsed:.1f}s")
+    return 1 if counts["mismatch"] or counts["crash"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
