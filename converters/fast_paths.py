@@ -409,12 +409,21 @@ class _FastExpressions:
         new.args = [templates.name(self.temporary)] + node.args[1:]
         return new
 
+    def _python(self, body, orelse, node):
+        """`(body if value else orelse) if ag__.is_python(value) else <the operator>`:
+        any other Python value decides as Python does."""
+        value = templates.name(self.temporary)
+        return gast.IfExp(
+            test=templates.call(templates.attr(self.ag, "is_python"), value),
+            body=gast.IfExp(test=templates.name(self.temporary), body=body, orelse=orelse),
+            orelse=self._fallback(node))
+
     def if_exp(self, node):
         test, if_true, if_false = node.args
         return gast.IfExp(
             test=self._is(self._assign(test), True), body=if_true.body,
             orelse=gast.IfExp(test=self._is(templates.name(self.temporary), False), body=if_false.body,
-                              orelse=self._fallback(node)))
+                              orelse=self._python(if_true.body, if_false.body, node)))
 
     def _short_circuit(self, node, go_on):
         first, second = node.args[0], node.args[1]
@@ -425,10 +434,12 @@ class _FastExpressions:
             following = self.visit(tail)
         else:
             following = second.body
+        value = templates.name(self.temporary)
+        python = self._python(following, value, node) if go_on else self._python(value, following, node)
         return gast.IfExp(
             test=self._is(self._assign(first), go_on), body=following,
             orelse=gast.IfExp(test=self._is(templates.name(self.temporary), not go_on),
-                              body=templates.name(self.temporary), orelse=self._fallback(node)))
+                              body=templates.name(self.temporary), orelse=python))
 
     def and_(self, node):
         return self._short_circuit(node, True)
