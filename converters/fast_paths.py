@@ -186,14 +186,21 @@ class _Inliner:
         if not rest:
             return result
         go_on = operator == "and_"  # the value that makes the chain continue
-        remaining = templates.call(templates.attr(self.ag, operator), templates.name(target),
+        value = templates.name(target)
+        remaining = templates.call(templates.attr(self.ag, operator), value,
                                    *[templates.lambda_(operand) for operand in rest])
-        fallback = gast.If(test=gast.Compare(left=templates.name(target), ops=[gast.IsNot()],
-                                             comparators=[templates.const(not go_on)]),
+        undecided = gast.Compare(left=value, ops=[gast.IsNot()], comparators=[templates.const(not go_on)])
+        is_python = templates.call(templates.attr(self.ag, "is_python"), value)
+        # The chain goes on for `go_on` itself, or for any Python value whose
+        # truth says so; other values (symbolic ones) go to the operator.
+        truth = value if go_on else templates.not_(value)
+        goes_on = gast.BoolOp(op=gast.Or(), values=[
+            gast.Compare(left=value, ops=[gast.Is()], comparators=[templates.const(go_on)]),
+            gast.BoolOp(op=gast.And(), values=[undecided, is_python, truth])])
+        fallback = gast.If(test=gast.BoolOp(op=gast.And(), values=[undecided, templates.not_(is_python)]),
                            body=[templates.assign(templates.store(target), remaining)], orelse=[])
-        result.append(gast.If(
-            test=gast.Compare(left=templates.name(target), ops=[gast.Is()], comparators=[templates.const(go_on)]),
-            body=self._short_circuit(target, operator, rest[0], rest[1:]), orelse=[fallback]))
+        result.append(gast.If(test=goes_on, body=self._short_circuit(target, operator, rest[0], rest[1:]),
+                              orelse=[fallback]))
         return result
 
     def _logical(self, expr):
