@@ -183,20 +183,11 @@ def _simplify_exprs(tree):
                 yield node, field, ast.Constant(0)
 
 
-def minimize(source, inputs, signature, timeout=0.5, max_rounds=80):
-    """Greedy reduction of `source` that keeps a difference of the same
-    signature on some input. Returns (source, inputs)."""
-    counter = [0]
-
-    def still_fails(src, ins):
-        counter[0] += 1
-        try:
-            report = check_source(src, f"<minimize-{os.getpid()}-{counter[0]}>", ins, timeout, with_code=False)
-        except Exception:  # noqa: BLE001
-            return False
-        return bool(report) and report.get("kind") != "invalid" and report.get("signature") == signature
-
-    # Keep only one failing input.
+def shrink(source, inputs, still_fails, max_rounds):
+    """Greedy reduction shared by the fuzzers: keeps one failing input, then
+    applies the first candidate edit (statement removal, expression
+    simplification) for which `still_fails(source, inputs)` holds, until
+    none does. Returns (source, inputs)."""
     for args in inputs:
         if still_fails(source, [args]):
             inputs = [args]
@@ -223,6 +214,23 @@ def minimize(source, inputs, signature, timeout=0.5, max_rounds=80):
                 break
         if not progress:
             break
+    return source, inputs
+
+
+def minimize(source, inputs, signature, timeout=0.5, max_rounds=80):
+    """Greedy reduction of `source` that keeps a difference of the same
+    signature on some input. Returns (source, inputs)."""
+    counter = [0]
+
+    def still_fails(src, ins):
+        counter[0] += 1
+        try:
+            report = check_source(src, f"<minimize-{os.getpid()}-{counter[0]}>", ins, timeout, with_code=False)
+        except Exception:  # noqa: BLE001
+            return False
+        return bool(report) and report.get("kind") != "invalid" and report.get("signature") == signature
+
+    source, inputs = shrink(source, inputs, still_fails, max_rounds)
     # Strip unused prelude parts by name.
     for name in ("Box", "CM", "t"):
         tree = ast.parse(source)

@@ -266,7 +266,7 @@ def _counters_kept(source):
 def minimize(source, inputs, signature, timeout=1.0, max_rounds=200):
     """Greedy reduction of `source` that keeps a report of the same
     signature (kind, stage, error type) on some input. Returns (source, inputs)."""
-    from tools.fuzz import _candidates, _simplify_exprs
+    from tools.fuzz import shrink
 
     counter = [0]
 
@@ -283,33 +283,7 @@ def minimize(source, inputs, signature, timeout=1.0, max_rounds=200):
             return False
         return report is not None and _signature(report) == signature
 
-    for args in inputs:
-        if still_fails(source, [args]):
-            inputs = [args]
-            break
-    for _ in range(max_rounds):
-        progress = False
-        tree = ast.parse(source)
-        for gen in (_candidates, _simplify_exprs):
-            for node, field, new in list(gen(tree)):
-                old = getattr(node, field)
-                setattr(node, field, new)
-                try:
-                    candidate = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-                    compile(candidate, "<candidate>", "exec")
-                    ok = len(candidate) < len(source) and still_fails(candidate, inputs)
-                except Exception:  # noqa: BLE001
-                    ok = False
-                if ok:
-                    source = candidate
-                    progress = True
-                    break
-                setattr(node, field, old)
-            if progress:
-                break
-        if not progress:
-            break
-    return source, inputs
+    return shrink(source, inputs, still_fails, max_rounds)
 
 
 def format_report(report):
