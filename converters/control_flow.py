@@ -195,7 +195,11 @@ class _Converter:
                 item.context_expr = self._wrap_reads(item.context_expr, flow)
                 if item.optional_vars is not None:
                     self._assign(analysis.writes(item.optional_vars), flow)
+            before = set(flow.assigned)
             stmt.body, _ = self.block(stmt.body, flow)
+            # The context manager may swallow an exception: what the body
+            # assigns is not certain after it (reads of markers stay checked).
+            flow.assigned &= before
             return [stmt]
         if isinstance(stmt, gast.Match):
             return self.match_statement(stmt, flow)

@@ -317,3 +317,26 @@ def loop_in_finally_after_lowered_return(b):
         for i in range(2):
             b, x = b + 1, b
         log("finally", b, x)
+
+
+@case((0,), (2,))
+def loop_state_assigned_in_suppressing_with_then_read(c):
+    # Found by tools/fuzz.py (seed 2031339): the suppressed exception leaves
+    # `w` unbound, and the later read must fail as in Python.
+    out = []
+    for i in range(2):
+        try:
+            with SuppressAll():
+                w = 6 % c
+            out.append(w)
+        except Exception as error:
+            out.append(type(error).__name__)
+    return out
+
+
+class SuppressAll:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return True
