@@ -183,6 +183,25 @@ def _simplify_exprs(tree):
                 yield node, field, ast.Constant(0)
 
 
+def run_tasks(worker, tasks, handle, jobs, chunksize):
+    """Calls `handle(*worker(task))` for every task, on `jobs` processes."""
+    if jobs > 1:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for result in pool.imap_unordered(worker, tasks, chunksize=chunksize):
+                handle(*result)
+    else:
+        for task in tasks:
+            handle(*worker(task))
+
+
+def print_groups(title, groups):
+    """Prints {key: seeds} groups, largest first."""
+    if groups:
+        print(title)
+        for key, seeds in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            print(f"  {key}: {len(seeds)}  e.g. {sorted(seeds)[:5]}")
+
+
 def shrink(source, inputs, still_fails, max_rounds):
     """Greedy reduction shared by the fuzzers: keeps one failing input, then
     applies the first candidate edit (statement removal, expression
@@ -342,19 +361,10 @@ def main(argv=None):
             print(f"... {done}/{opts.count} programs, {len(failures)} mismatches, "
                   f"{time.time() - start:.0f}s", file=sys.stderr, flush=True)
 
-    if opts.jobs > 1:
-        with multiprocessing.Pool(opts.jobs) as pool:
-            for seed, report in pool.imap_unordered(_worker, tasks, chunksize=20):
-                handle(seed, report)
-    else:
-        for task in tasks:
-            handle(*_worker(task))
+    run_tasks(_worker, tasks, handle, opts.jobs, chunksize=20)
     if out:
         out.close()
-    if by_signature:
-        print("mismatch groups (signature: count, first seeds):")
-        for sig, group in sorted(by_signature.items(), key=lambda kv: -len(kv[1])):
-            print(f"  {sig}: {len(group)}  e.g. {sorted(group)[:5]}")
+    print_groups("mismatch groups (signature: count, first seeds):", by_signature)
     elapsed = time.time() - start
     print(f"SUMMARY: {opts.count} programs (seeds {opts.seed}..{opts.seed + opts.count - 1}), "
           f"{opts.count - len(failures)} passed ({len(unconverted)} of them returned unconverted by to_graph), "

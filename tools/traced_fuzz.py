@@ -35,7 +35,6 @@ The last line is a SUMMARY.
 import argparse
 import ast
 import copy
-import multiprocessing
 import os
 import re
 import sys
@@ -49,6 +48,7 @@ if __package__ in (None, ""):
 import numpy as np
 
 from tools.numeric_generator import FEATURES, generate, inputs_for
+from tools.fuzz import print_groups, run_tasks
 from tools.program_generator import Timeout, _time_limit, compile_program
 
 __all__ = ["LIMITATION_ERRORS", "check_seed", "check_source", "format_report", "main"]
@@ -372,19 +372,10 @@ def main(argv=None):
             out.write(text + "\n\n")
             out.flush()
 
-    if opts.jobs > 1:
-        with multiprocessing.get_context("fork").Pool(opts.jobs) as pool:
-            for seed, report in pool.imap_unordered(_worker, tasks, chunksize=10):
-                handle(seed, report)
-    else:
-        for task in tasks:
-            handle(*_worker(task))
+    run_tasks(_worker, tasks, handle, opts.jobs, chunksize=10)
     if out:
         out.close()
-    if groups:
-        print("groups (kind/stage/error: count, first seeds):")
-        for key, seeds in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-            print(f"  {key}: {len(seeds)}  e.g. {sorted(seeds)[:6]}")
+    print_groups("groups (kind/stage/error: count, first seeds):", groups)
     elapsed = time.time() - start
     print(f"SUMMARY: {opts.count} programs (seeds {opts.seed}..{opts.seed + opts.count - 1}), "
           f"{counts['passed']} passed, {counts['mismatch']} mismatched, {counts['crash']} crashed, "
