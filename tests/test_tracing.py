@@ -1,5 +1,6 @@
 """autograph.tracing: function, Spec, Graph, py_function."""
 
+import inspect
 import logging
 
 import numpy as np
@@ -397,3 +398,31 @@ def test_zip_with_a_concrete_array():
     x = np.array([1.0, 2.0, 3.0])
     assert f(x) == dot_loop(x, w)
     assert f.get_concrete_function(x).graph.count_nodes("while") == 1
+
+
+def branches_disagree_on_dtype(x):
+    if x > 0:
+        y = np.int32(1)
+    else:
+        z = x
+        y = z
+    return y
+
+
+def loop_changes_shape(x):
+    y = np.zeros(2)
+    while x > 0:
+        x = x - 1
+        y = np.concatenate([y, y])
+    return y
+
+
+@pytest.mark.parametrize("fn,statement", [(branches_disagree_on_dtype, "if x > 0"),
+                                          (loop_changes_shape, "while x > 0")])
+def test_tracing_errors_name_the_statements_first_line(fn, statement):
+    # Not the statement's last line, where CPython places a multi-line call.
+    lines, start = inspect.getsourcelines(fn)
+    line = start + next(i for i, text in enumerate(lines) if statement in text)
+    with pytest.raises(Exception) as info:
+        function(fn)(np.float64(2.0))
+    assert f"({__file__}:{line})" in str(info.value)
