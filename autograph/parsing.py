@@ -11,6 +11,7 @@ import ast
 import copy
 import inspect
 import linecache
+import sys
 
 import gast
 
@@ -165,9 +166,27 @@ def _compiles_to(source, f):
         module = compile(source, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
-    found = [c for c in module.co_consts if hasattr(c, "co_code") and c.co_name == code.co_name]
     mangle = private_name_mangler(f.__qualname__)
+    if _defines_same(module, code, mangle):
+        return True
+    # A function in a test module whose `assert`s pytest rewrote on import.
+    rewrite = sys.modules.get("_pytest.assertion.rewrite")
+    if rewrite is None or not _has_name(code, "@pytest_ar"):
+        return False
+    tree = ast.parse(source)
+    rewrite.rewrite_asserts(tree, source.encode(), code.co_filename)
+    module = compile(tree, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    return _defines_same(module, code, mangle)
+
+
+def _defines_same(module, code, mangle):
+    found = [c for c in module.co_consts if hasattr(c, "co_code") and c.co_name == code.co_name]
     return bool(found) and _same_code(found[0], code, mangle, frozenset(code.co_freevars))
+
+
+def _has_name(code, name):
+    return name in code.co_names or any(
+        _has_name(c, name) for c in code.co_consts if hasattr(c, "co_code"))
 
 
 def _same_code(compiled, original, mangle, free):

@@ -139,3 +139,21 @@ def test_threads_convert_and_call_at_once():
     for thread in threads:
         thread.join()
     assert errors == []
+
+
+def checks_with_assert(x):
+    assert x >= 0, "x must not be negative"
+    if x > 1:
+        x = x - 1
+    return x
+
+
+def test_function_whose_asserts_pytest_rewrote_is_converted(caplog):
+    # This module's asserts were rewritten by pytest on import: the found
+    # source must still be recognised as the function's own.
+    converted = autograph.to_graph(checks_with_assert)
+    assert converted is not checks_with_assert
+    assert not caplog.records
+    assert converted(3) == 2
+    with pytest.raises(AssertionError, match="x must not be negative"):
+        converted(-1)
