@@ -102,11 +102,6 @@ class Backend:
         example `numpy.asarray`, which numpy runs without asking the value."""
         return ()
 
-    def to_state(self, value, name):
-        """Converts a Python value that becomes state of a symbolic branch or
-        loop into this backend's value (for example a float into a scalar)."""
-        return value
-
 
 _backends = []
 _by_type = {}

@@ -78,11 +78,6 @@ class TracerBackend(Backend):
     def intercepts(self):
         return (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
 
-    def to_state(self, value, name):
-        if type(value) in _NUMBERS:
-            return context.constant(value)
-        return value
-
 
 def _len(obj):
     if type(obj) is SymbolicRange:
