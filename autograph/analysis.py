@@ -285,7 +285,10 @@ class Scope:
         assigned = writes(body)
         self.locals = set(self.params) | set(assigned)
         self.locals -= self.globals | self.nonlocals
-        self.captured = self._deferred_free(body) & self.locals
+        # Names that nested scopes read or assign: locals among them are
+        # `captured`; the others may be locals whose bindings were dropped.
+        self.deferred = self._deferred_free(body)
+        self.captured = self.deferred & self.locals
 
     @staticmethod
     def _deferred_free(body):

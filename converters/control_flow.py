@@ -86,8 +86,9 @@ class _Converter:
         self.unchecked = set()
         self.bound_outside = _bound_outside_control_flow(node.body)
         # Locals of the original function (before dead code was dropped)
-        # that can hold the marker: not captured by nested functions.
-        self.unbindable = (ctx.original_locals | self.scope.locals) - self.scope.captured \
+        # that can hold the marker: not captured by nested functions (also
+        # those whose every binding was dead code: their cells stay empty).
+        self.unbindable = (ctx.original_locals | self.scope.locals) - self.scope.deferred \
             - self.scope.globals - self.scope.nonlocals - set(self.scope.params)
 
     # Helpers -------------------------------------------------------------
@@ -573,7 +574,7 @@ def _transform(node, ctx):
     direct = set(params) | {n for s in body for n in _direct_bindings(s)}
     # Locals whose every binding was dead code, read by a nested function:
     # still locals (cells) of the function, unbound as in Python.
-    lost = (ctx.original_locals - ctx.scope.locals) & analysis.Scope._deferred_free(node.body)
+    lost = (ctx.original_locals - ctx.scope.locals) & ctx.scope.deferred
     unbound = sorted((converter.nonlocal_needed | lost) - direct - converter.hoisted)
     if unbound:
         # `x: object` makes x a local (cell) of the function without binding

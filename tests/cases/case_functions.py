@@ -539,3 +539,27 @@ def dead_code_after_continue_read_by_closure(n):
         return w
 
     return g()
+
+
+@case((1,),)
+def closure_reads_variable_whose_binding_is_dead_code(c):
+    # Found by tools/fuzz.py (seed 2082031): the only binding of `cm` follows
+    # a `return` in a loop that never runs; the closure must find the cell
+    # empty (NameError), not a marker for the unbound variable.
+    while 0:
+        return
+        with CM() as cm:
+            pass
+    else:
+        def g(p):
+            return p - cm
+        g(c)
+        return cm
+
+
+class CM:
+    def __enter__(self):
+        return 1
+
+    def __exit__(self, *exc):
+        return False
