@@ -23,3 +23,7 @@ __all__ = [
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
     "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value",
 ]
+
+from autograph.runtime.jax_backend import JaxBackend  # noqa: E402
+
+register_backend(JaxBackend())

@@ -59,3 +59,13 @@ def test_traced_function():
 @pytest.mark.parametrize("name", sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")))
 def test_every_example_runs(name):
     run_example(name)
+
+
+def test_jax_jit():
+    pytest.importorskip("jax")
+    out = run_example("jax_jit.py")
+    assert "# plain jax.jit fails: TracerBoolConversionError" in out
+    assert "# eager: clipped_sum_of_squares(x, 5.0) = 12.0; jax.jit(to_graph(...)): 12.0" in out
+    assert "# gradient through the loop: [ 2. -1.  6.  8.]" in out
+    assert "# jax.jit(to_graph(newton_sqrt))(2.0) = 1.414213" in out
+    assert "scan[" in out and "cond[" in out

@@ -5,7 +5,12 @@ break/continue/return, item updates) run eagerly and through
 must agree; documented tracer limitations are tolerated, crashes and
 mismatches are not.
 
-AUTOGRAPH_TRACED_FUZZ_N sets how many programs (default 300).
+The same programs, with `np` bound to jax.numpy, must also agree under
+`jax.jit(autograph.to_graph(f))` (the JAX backend).
+
+AUTOGRAPH_TRACED_FUZZ_N sets how many programs (default 300), and
+AUTOGRAPH_TRACED_FUZZ_JAX_N how many of them also run under jax.jit
+(default 150).
 AUTOGRAPH_TRACED_FUZZ_EXCLUDE lists generator features to leave out
 (comma-separated; default none).
 `python -m tools.traced_fuzz --count 2000` runs the larger campaign.
@@ -19,6 +24,7 @@ import pytest
 from tools.traced_fuzz import check_seed, format_report
 
 N = int(os.environ.get("AUTOGRAPH_TRACED_FUZZ_N", "300"))
+N_JAX = int(os.environ.get("AUTOGRAPH_TRACED_FUZZ_JAX_N", "150"))
 EXCLUDE = tuple(x for x in os.environ.get("AUTOGRAPH_TRACED_FUZZ_EXCLUDE", "").split(",") if x)
 JOBS = max(1, min(int(os.environ.get("AUTOGRAPH_FUZZ_JOBS", os.cpu_count() or 1)), 8))
 FIRST_SEED = 100_000  # apart from the seeds of the default campaign
@@ -29,14 +35,27 @@ def _check(seed):
     return check_seed(seed, exclude=EXCLUDE, use_jax=False)
 
 
-def test_traced_random_programs():
-    seeds = range(FIRST_SEED, FIRST_SEED + N)
+def _check_with_jax(seed):
+    return check_seed(seed, exclude=EXCLUDE, use_jax=True)
+
+
+def _run(check, seeds):
     if JOBS > 1:
-        with multiprocessing.get_context("fork").Pool(JOBS) as pool:
-            results = pool.map(_check, seeds, chunksize=10)
-    else:
-        results = [_check(s) for s in seeds]
-    reports = [r for r in results if r is not None]
+        # Not "fork": the test process may have imported jax, which runs threads.
+        with multiprocessing.get_context("forkserver").Pool(JOBS) as pool:
+            return pool.map(check, seeds, chunksize=10)
+    return [check(s) for s in seeds]
+
+
+def test_traced_random_programs_under_jax_jit():
+    pytest.importorskip("jax")
+    reports = [r for r in _run(_check_with_jax, range(FIRST_SEED, FIRST_SEED + N_JAX)) if r]
+    failures = [r for r in reports if r["kind"] != "limitation"]
+    assert not failures, "\n\n".join(format_report(r) for r in failures[:SHOWN])
+
+
+def test_traced_random_programs():
+    reports = [r for r in _run(_check, range(FIRST_SEED, FIRST_SEED + N)) if r is not None]
     limitations = [r for r in reports if r["kind"] == "limitation"]
     failures = [r for r in reports if r["kind"] != "limitation"]
     if failures:

@@ -129,8 +129,9 @@ def _jax_available():
     return True
 
 
-def _jax_check(fn, inputs, expected, timeout):
-    """jax.jit(to_graph(fn)) on jax arrays; returns a list of differences."""
+def _jax_check(source, filename, inputs, expected, timeout):
+    """jax.jit(to_graph(f)) on jax arrays, with `np` in the source bound to
+    jax.numpy; returns a list of differences."""
     import jax
     import jax.numpy as jnp
 
@@ -138,6 +139,8 @@ def _jax_check(fn, inputs, expected, timeout):
 
     jax.config.update("jax_enable_x64", True)
     try:
+        fn = compile_program(source.replace("import numpy as np", "import jax.numpy as np", 1),
+                             filename)["f"]
         jitted = jax.jit(autograph.to_graph(fn))
     except Exception as e:  # noqa: BLE001
         return [f"jax.jit(to_graph(f)): {_exc_text(e)}"]
@@ -222,7 +225,7 @@ def check_source(source, filename, inputs, timeout=5.0, use_jax=False):
                        [f"{len(inputs)} calls of one signature traced {traced.trace_count} times"])
 
     if use_jax:
-        d = _jax_check(fn, inputs, expected, timeout)
+        d = _jax_check(source, filename, inputs, expected, timeout)
         if d:
             return failure("jax", "jax", None, d)
     return None

@@ -1,0 +1,687 @@
+"""The JAX backend: Python control flow on JAX tracers becomes `jax.lax`
+control flow.
+
+Under `jax.jit` (or `jax.vmap`, `jax.grad`, ...) converted code meets JAX
+tracers. Where a condition's value is known while tracing (under an eager
+`jax.grad`, say) the statement runs as plain Python, exactly as the
+unconverted function would. Where it is abstract:
+
+  * `if` and conditional expressions become `lax.cond`;
+  * `while` becomes `lax.while_loop`;
+  * `for` over a traced array, over `enumerate`/`zip` of traced arrays or over
+    `range()` of a traced bound becomes `lax.fori_loop` (reverse-mode
+    differentiable), or `lax.while_loop` when the loop can `break`;
+  * `and`, `or`, `not`, `print`, `assert`, `x[i] = v` and the builtins `range`,
+    `len`, `int`, `float`, `bool`, `min`, `max`, `sum`, `any`, `all`,
+    `enumerate` and `zip` get their traced meaning.
+
+Branch outputs and loop state are pytrees. Their array leaves (tracers,
+arrays, Python numbers) are what `lax` carries; every other leaf (a string,
+None, a function, ...) must be the same whichever way the program goes. A
+Python number that meets an array takes the array's dtype, as with
+`jnp.where`; arrays must agree in dtype and shape.
+
+Importing this module does not import jax: the backend claims a type only
+once jax is imported, so it costs nothing to programs that do not use jax.
+"""
+
+import builtins
+import sys
+
+import numpy as np
+from autograph.runtime.backends import Backend
+from autograph.runtime.errors import user_location
+from autograph.runtime.tracer.errors import (
+    BranchMismatchError,
+    LoopStateError,
+    TracingError,
+    UndefinedOutputError,
+)
+from autograph.runtime.undefined import Undefined, UndefinedReturnValue
+
+__all__ = ["JaxBackend", "JaxRange", "JaxZip"]
+
+_NUMBERS = (bool, int, float, complex)
+
+jax = jnp = lax = None
+
+
+def _load():
+    global jax, jnp, lax
+    if jax is None:
+        import jax as jax_module
+        import jax.numpy as jnp_module
+        jax, jnp, lax = jax_module, jnp_module, jax_module.lax
+
+
+class JaxRange:
+    """`range(start, stop, step)` with a traced bound: what a converted `for`
+    loop turns into a `lax` loop."""
+
+    __slots__ = ("start", "step", "stop")
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def __repr__(self):
+        return f"range({self.start!r}, {self.stop!r}, {self.step!r})"
+
+    def __iter__(self):
+        raise TracingError(
+            f"cannot iterate in Python over a range whose bound is traced by JAX "
+            f"({user_location()}); convert the function with autograph so that the `for` "
+            "loop becomes a lax loop")
+
+
+class JaxZip:
+    """`enumerate(x, start)` or `zip(x, y, ...)` over arrays of which one is
+    traced: a converted `for` loop runs one `lax` loop over the shortest."""
+
+    __slots__ = ("arrays", "kind", "start")
+
+    def __init__(self, kind, arrays, start=0):
+        self.kind, self.arrays, self.start = kind, tuple(arrays), start
+
+    def __iter__(self):
+        return iter(builtins.enumerate(*self.arrays, self.start) if self.kind == "enumerate"
+                    else builtins.zip(*self.arrays))
+
+
+def _is_tracer(x):
+    return isinstance(x, jax.core.Tracer)
+
+
+def _concrete(x):
+    """`bool(x)` if x's value is known while tracing, else None."""
+    try:
+        return bool(x)
+    except jax.errors.ConcretizationTypeError:
+        return None
+
+
+def _is_abstract(x):
+    return _is_tracer(x) and x.to_concrete_value() is None
+
+
+def _is_value(x):
+    return type(x) in _NUMBERS or isinstance(x, jax.Array) or hasattr(x, "__array__") \
+        and hasattr(x, "dtype") and hasattr(x, "shape")
+
+
+def _typeof(x):
+    t = jax.typeof(x)
+    return (t.shape, t.dtype, t.weak_type)
+
+
+def _describe(x):
+    if type(x) is UndefinedReturnValue:
+        return "not returned yet"
+    if type(x) is Undefined:
+        return "undefined"
+    if type(x) in _NUMBERS:
+        return f"a Python {type(x).__name__} ({x!r})"
+    if _is_value(x):
+        return _describe_type(_typeof(x))
+    return f"a Python {type(x).__name__}"
+
+
+def _describe_type(t):
+    shape, dtype, weak = t
+    text = f"{dtype.name}[{','.join(map(str, shape))}]"
+    return text + " (weakly typed: from a Python number)" if weak else text
+
+
+def _merge(a, b):
+    """The type that both a and b can take as one variable, or None."""
+    if a[:2] == b[:2]:
+        return a if a[2] and b[2] else (a[0], a[1], False)
+    if a[2] and b[2] and a[0] == b[0] == ():
+        return ((), jnp.result_type(a[1], b[1]), True)
+    if a[2] != b[2]:
+        (weak, strong) = (a, b) if a[2] else (b, a)
+        if weak[0] == () and jnp.result_type(strong[1], weak[1].type(0).item()) == strong[1]:
+            return strong
+    return None
+
+
+def _cast(x, t):
+    """x as a value of type t (shape, dtype, weak)."""
+    shape, dtype, _ = t
+    v = jnp.asarray(x)
+    if v.dtype != dtype:
+        v = lax.convert_element_type(v, dtype)
+    if v.shape != shape:
+        v = jnp.broadcast_to(v, shape)
+    return v
+
+
+def _same_python(a, b):
+    if a is b or (isinstance(a, Undefined) and type(a) is type(b)):
+        return True
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def _return_stand_in(value):
+    """What stands for a lowered `return` that has not run where another
+    path returns `value`: zeros of its type (None for None); the flag says
+    whether there is one. The zeros are a numpy array: a value made inside
+    a `lax` body must not outlive it."""
+    if value is None:
+        return None, True
+    if _is_value(value):
+        shape, dtype, _ = _typeof(value)
+        return np.zeros(shape, dtype), True
+    return None, False
+
+
+def _pred(flag, what, loc):
+    """A traced condition as the boolean scalar `lax` wants."""
+    if type(flag) in _NUMBERS:
+        return bool(flag)
+    if jnp.size(flag) != 1:
+        raise TracingError(
+            f"the condition of {what} ({loc}) must be a scalar, got {_describe(flag)}; use "
+            "jnp.any() or jnp.all() to reduce it")
+    if jnp.shape(flag) != ():
+        flag = jnp.reshape(flag, ())
+    return flag if flag.dtype == bool else flag != 0
+
+
+def _normalize(result, count, what):
+    if count == 0:
+        return ()
+    if count == 1:
+        return (result,)
+    if not isinstance(result, (tuple, list)) or builtins.len(result) != count:
+        raise TracingError(f"the {what} must return {count} values, got {result!r}")
+    return tuple(result)
+
+
+def _pack(values, count):
+    if count == 0:
+        return None
+    if count == 1:
+        return values[0]
+    return tuple(values)
+
+
+class _Flat:
+    """A tuple of per-name values as leaves, and back."""
+
+    def __init__(self, values):
+        flat = [jax.tree_util.tree_flatten(v) for v in values]
+        self.treedefs = [t for _, t in flat]
+        self.leaves = [leaf for ls, _ in flat for leaf in ls]
+        self.owner = [i for i, (ls, _) in enumerate(flat) for _ in ls]
+
+    def rebuild(self, leaves):
+        out, pos = [], 0
+        for treedef in self.treedefs:
+            n = treedef.num_leaves
+            out.append(jax.tree_util.tree_unflatten(treedef, leaves[pos:pos + n]))
+            pos += n
+        return tuple(out)
+
+
+class _Retry(Exception):
+    """Raised inside a `lax` body when a type has to widen: trace again."""
+
+
+# cond ------------------------------------------------------------------------
+
+def _cond(pred, true_fn, false_fn, operands, names):
+    loc = user_location()
+    what = "an `if` whose condition is traced by JAX"
+    pred = _pred(pred, what, loc)
+    count = builtins.len(names)
+    fns = (lambda: true_fn(*operands),
+           (lambda: false_fn(*operands)) if false_fn is not None else
+           (lambda: _pack(tuple(operands), count) if builtins.len(operands) == count else None))
+    targets = {}   # leaf position -> type both branches convert it to
+    stand_ins = {}  # leaf position -> stand-in for a `return` not run
+    for _attempt in range(4):
+        records = [None, None]
+
+        def branch(k):
+            def run():
+                flat = _Flat(_normalize(fns[k](), count, "branch"))
+                records[k] = flat
+                out = []
+                for j, leaf in enumerate(flat.leaves):
+                    if type(leaf) is UndefinedReturnValue and j in stand_ins:
+                        leaf = stand_ins[j]
+                    if _is_value(leaf):
+                        out.append(_cast(leaf, targets[j]) if j in targets else leaf)
+                return out
+            return run
+
+        try:
+            outs = lax.cond(pred, branch(0), branch(1))
+            error = None
+        except _Retry:
+            raise
+        except (TypeError, ValueError) as e:
+            if records[1] is None:
+                raise
+            outs, error = None, e
+        t_flat, f_flat = records
+        static = {}
+        again = False
+        for i, name in enumerate(names):
+            if t_flat.treedefs[i] != f_flat.treedefs[i]:
+                t, f = t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i]
+                raise BranchMismatchError(
+                    f"'{name}' has a different structure in the true branch ({t!r}) and in the "
+                    f"false branch ({f!r}) of {what} ({loc})")
+        for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves)):
+            name = names[t_flat.owner[j]]
+            for x, y in ((a, b), (b, a)):
+                if type(x) is UndefinedReturnValue and not isinstance(y, Undefined) \
+                        and j not in stand_ins:
+                    stand_in, ok = _return_stand_in(y)
+                    if ok:
+                        stand_ins[j] = stand_in
+                        again = True
+            if j in stand_ins:
+                a, b = (stand_ins[j] if type(v) is UndefinedReturnValue else v
+                        for v in (a, b))
+            ua, ub = type(a) is Undefined, type(b) is Undefined
+            if ua != ub:
+                defined, missing = ("true", "false") if ub else ("false", "true")
+                raise UndefinedOutputError(
+                    f"'{name}' is defined in the {defined} branch but not in the {missing} branch "
+                    f"of {what} ({loc}), and it is used after the `if`; define it in both "
+                    "branches (or before the `if`)")
+            va, vb = _is_value(a), _is_value(b)
+            if not (va and vb):
+                if va == vb and _same_python(a, b):
+                    static[j] = a
+                    continue
+                raise BranchMismatchError(
+                    f"'{name}' is {_describe(a)} in the true branch but {_describe(b)} in the "
+                    f"false branch of {what} ({loc}); Python values other than numbers must be "
+                    "the same in both branches")
+            if type(a) in _NUMBERS and _same_python(a, b):
+                static[j] = a
+            ta, tb = _typeof(a), _typeof(b)
+            merged = _merge(ta, tb)
+            if merged is None:
+                raise BranchMismatchError(
+                    f"'{name}' is {_describe(a)} in the true branch but {_describe(b)} in the "
+                    f"false branch of {what} ({loc}); both branches must give it the same dtype "
+                    "and shape")
+            # (lax.cond itself reconciles types that differ only in weak_type.)
+            if (ta[:2] != merged[:2] or tb[:2] != merged[:2]) and targets.get(j) != merged:
+                targets[j] = merged
+                again = True
+        if again:
+            continue
+        if error is not None:
+            raise error
+        outs = iter(outs)
+        leaves = []
+        for j, leaf in enumerate(t_flat.leaves):
+            if j in stand_ins and type(leaf) is UndefinedReturnValue:
+                leaf = stand_ins[j]
+            if _is_value(leaf):
+                value = next(outs)
+                leaves.append(static.get(j, value))
+            else:
+                leaves.append(static[j])
+        return _pack(t_flat.rebuild(leaves), count)
+    raise BranchMismatchError(f"the outputs of {what} ({loc}) do not settle on one type")
+
+
+# loops -----------------------------------------------------------------------
+
+def _loop(test, body, state, names, what, loc, trip_count=None):
+    """`while test(*state): state = body(*state)` as a `lax` loop; returns
+    the final state. With `trip_count` (a Python int), `test` is not called
+    and the loop is a `fori_loop` (differentiable in reverse mode)."""
+    flat = _Flat(state)
+    leaves = list(flat.leaves)
+    types = {j: _typeof(leaf) for j, leaf in enumerate(leaves) if _is_value(leaf)}
+    for _attempt in range(8):
+        dynamic = sorted(types)
+
+        def unflatten(carry):
+            values = list(leaves)
+            for j, v in zip(dynamic, carry):
+                values[j] = v
+            return flat.rebuild(values)
+
+        def cond_fun(carry):
+            return _pred(test(*unflatten(carry)), what, loc)
+
+        def body_fun(carry):
+            new = _Flat(body(*unflatten(carry)))
+            for i, name in enumerate(names):
+                if new.treedefs[i] != flat.treedefs[i]:
+                    raise LoopStateError(
+                        f"'{name}' changes structure in an iteration of {what} ({loc}): "
+                        f"{state[i]!r} before it, {new.rebuild(new.leaves)[i]!r} after it")
+            widen = False
+            out = []
+            for j, (before, after) in enumerate(zip(leaves, new.leaves)):
+                name = names[flat.owner[j]]
+                if j not in types:
+                    if type(before) is UndefinedReturnValue and not isinstance(after, Undefined):
+                        stand_in, ok = _return_stand_in(after)
+                        if not ok:
+                            raise LoopStateError(
+                                f"'{name}' (the function's return value) is {_describe(after)} "
+                                f"when returned inside {what} ({loc}); a value returned inside a "
+                                "traced loop must be a number or an array")
+                        leaves[j] = stand_in
+                        if _is_value(leaves[j]):
+                            types[j] = _typeof(after)
+                        widen = True
+                    elif type(before) is Undefined and type(after) is not Undefined:
+                        raise UndefinedOutputError(
+                            f"'{name}' is defined inside {what} ({loc}) but not before it, and it "
+                            "is used after the loop; define it before the loop")
+                    elif not _same_python(before, after):
+                        raise LoopStateError(
+                            f"'{name}' is {_describe(before)} before an iteration of {what} "
+                            f"({loc}) but {_describe(after)} after it; only numbers and arrays "
+                            "can change in a traced loop")
+                    continue
+                merged = _merge(types[j], _typeof(after)) if _is_value(after) else None
+                if merged is None or merged[:2] != types[j][:2] and not types[j][2]:
+                    raise LoopStateError(
+                        f"'{name}' is {_describe_type(types[j])} before an iteration of {what} "
+                        f"({loc}) but {_describe(after)} after it; loop variables must keep their "
+                        "dtype and shape across iterations: give it its final dtype and shape "
+                        "before the loop (for example with .astype())")
+                if merged[:2] != types[j][:2]:
+                    types[j] = merged
+                    widen = True
+                out.append(_cast(after, types[j]) if not widen else None)
+            if widen:
+                raise _Retry
+            return out
+
+        init = [_cast(leaves[j], types[j]) for j in dynamic]
+        try:
+            if trip_count is None:
+                carry = lax.while_loop(cond_fun, body_fun, init)
+            else:
+                carry = lax.fori_loop(0, trip_count, lambda _, c: body_fun(c), init)
+        except _Retry:
+            continue
+        return unflatten(carry)
+    raise LoopStateError(f"the loop variables of {what} ({loc}) do not settle on one dtype")
+
+
+def _for(iterable, extra_test, body, state, names):
+    loc = user_location()
+    count = builtins.len(names)
+    trip_count = None
+    if type(iterable) is JaxRange:
+        what = "a `for` loop over a range whose bound is traced by JAX"
+        start, stop, step = iterable.start, iterable.stop, iterable.step
+
+        def in_range(i):
+            if type(step) is int:
+                return i < stop if step > 0 else i > stop
+            return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
+
+        def item(i):
+            return i
+    else:
+        arrays = iterable.arrays if type(iterable) is JaxZip else (iterable,)
+        for a in arrays:
+            if jnp.ndim(a) == 0:
+                raise TypeError("iteration over a 0-d array")
+        kind = iterable.kind + "() of " if type(iterable) is JaxZip else ""
+        what = f"a `for` loop over {kind}an array traced by JAX"
+        start, step = 0, 1
+        stop = trip_count = builtins.min(jnp.shape(a)[0] for a in arrays)
+        if stop == 0:
+            return tuple(state)
+
+        def in_range(i):
+            return i < stop
+
+        if type(iterable) is not JaxZip:
+            def item(i):
+                return arrays[0][i]
+        elif iterable.kind == "enumerate":
+            def item(i):
+                first = iterable.start
+                return (i if type(first) is int and first == 0 else first + i, arrays[0][i])
+        else:
+            def item(i):
+                return tuple(a[i] for a in arrays)
+
+    def loop_test(i, *s):
+        flag = in_range(i)
+        if extra_test is None:
+            return flag
+        more = extra_test(*s)
+        if type(more) in _NUMBERS:
+            return flag if more else False
+        return jnp.logical_and(flag, more)
+
+    def run(i, *s):
+        return _normalize(body(item(i), *s), count, "loop body")
+
+    def loop_body(i, *s):
+        if trip_count is None or extra_test is None:
+            return (i + step,) + run(i, *s)
+        # A counted loop that can `break` runs every iteration, doing nothing
+        # once the break flag is set: a `fori_loop` can be differentiated.
+        more = extra_test(*s)
+        if type(more) in _NUMBERS:
+            return (i + step,) + (run(i, *s) if more else s)
+        new = _cond(more, lambda *t: _pack(run(i, *t), count), lambda *t: _pack(t, count),
+                    s, names)
+        return (i + step,) + _normalize(new, count, "loop body")
+
+    result = _loop(loop_test, loop_body, (start,) + tuple(state),
+                   ("<loop counter>",) + tuple(names), what, loc, trip_count)
+    return result[1:]
+
+
+# builtins --------------------------------------------------------------------
+
+def _range(*args):
+    if not builtins.any(_is_abstract(a) for a in args):
+        return builtins.range(*args)
+    if builtins.len(args) > 3:
+        raise TypeError(f"range expected at most 3 arguments, got {builtins.len(args)}")
+    start, stop, step = (0, args[0], 1) if builtins.len(args) == 1 else \
+        (args[0], args[1], 1) if builtins.len(args) == 2 else args
+    for a in (start, stop, step):
+        if type(a) not in (int, bool) and not (_is_tracer(a) and jnp.ndim(a) == 0
+                                               and jnp.issubdtype(a.dtype, jnp.integer)):
+            raise TypeError(f"range() bounds must be integer scalars, got {_describe(a)}")
+    if type(step) is int and step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    return JaxRange(start, stop, step)
+
+
+def _len(obj):
+    if type(obj) is JaxRange:
+        n = (obj.stop - obj.start + obj.step - jnp.sign(obj.step)) // obj.step
+        return jnp.maximum(n, 0)
+    return builtins.len(obj)
+
+
+def _loopable(x):
+    return _is_tracer(x) and jnp.ndim(x) >= 1
+
+
+def _enumerate(iterable, start=0):
+    if _loopable(iterable) and _is_abstract(iterable):
+        return JaxZip("enumerate", (iterable,), start)
+    return builtins.enumerate(iterable, start)
+
+
+def _zip(*iterables, **kwargs):
+    if not kwargs and iterables and builtins.all(_is_value(a) and jnp.ndim(a) >= 1
+                                                 for a in iterables) \
+            and builtins.any(_is_abstract(a) for a in iterables):
+        return JaxZip("zip", iterables)
+    return builtins.zip(*iterables, **kwargs)
+
+
+def _to(pytype, dtype_of):
+    def impl(*args, **kwargs):
+        if builtins.len(args) == 1 and not kwargs and _is_abstract(args[0]) \
+                and jnp.size(args[0]) == 1:
+            x = jnp.reshape(args[0], ())
+            if pytype is bool:
+                return x != 0
+            return lax.convert_element_type(x, dtype_of())
+        return pytype(*args, **kwargs)
+    return impl
+
+
+def _minmax(pyfunc, better):
+    def impl(*args, **kwargs):
+        if kwargs or builtins.len(args) != 1 and not builtins.any(_is_abstract(a) for a in args):
+            return pyfunc(*args, **kwargs)
+        if builtins.len(args) == 1:
+            x = args[0]
+            if not (_is_abstract(x) and jnp.ndim(x) == 1):
+                return pyfunc(x)
+            return (jnp.min if pyfunc is builtins.min else jnp.max)(x)
+        # Python keeps the first of equal (or unordered) values.
+        result = args[0]
+        for a in args[1:]:
+            result = jnp.where(better(a, result), a, result)
+        return result
+    return impl
+
+
+def _sum(iterable, start=0):
+    if not (_is_abstract(iterable) and jnp.ndim(iterable) >= 1):
+        return builtins.sum(iterable, start)
+    total = jnp.sum(iterable, axis=0)
+    return total if type(start) is int and start == 0 else start + total
+
+
+def _reduce(pyfunc, name):
+    def impl(iterable):
+        if not (_is_abstract(iterable) and jnp.ndim(iterable) >= 1):
+            return pyfunc(iterable)
+        return getattr(jnp, name)(iterable, axis=0) if jnp.ndim(iterable) > 1 else \
+            getattr(jnp, name)(iterable)
+    return impl
+
+
+def _default_int():
+    return jnp.asarray(0).dtype
+
+
+def _default_float():
+    return jnp.asarray(0.0).dtype
+
+
+_BUILTINS = {
+    builtins.range: _range,
+    builtins.len: _len,
+    builtins.enumerate: _enumerate,
+    builtins.zip: _zip,
+    builtins.int: _to(int, _default_int),
+    builtins.float: _to(float, _default_float),
+    builtins.bool: _to(bool, None),
+    builtins.min: _minmax(builtins.min, lambda a, b: a < b),
+    builtins.max: _minmax(builtins.max, lambda a, b: a > b),
+    builtins.sum: _sum,
+    builtins.any: _reduce(builtins.any, "any"),
+    builtins.all: _reduce(builtins.all, "all"),
+}
+
+
+def _print_callback(template, kwargs):
+    def show(*values):
+        values = iter(values)
+        builtins.print(*[next(values) if v is _SLOT else v for v in template], **kwargs)
+    return show
+
+
+_SLOT = object()
+
+
+class JaxBackend(Backend):
+    """Stages control flow on abstract JAX tracers into `jax.lax` operations."""
+
+    name = "jax"
+
+    def owns_type(self, cls):
+        if issubclass(cls, (JaxRange, JaxZip)):
+            return True
+        if "jax" not in sys.modules:
+            return False
+        _load()
+        return issubclass(cls, jax.core.Tracer)
+
+    def cond(self, pred, true_fn, false_fn, operands, names):
+        concrete = _concrete(pred)
+        if concrete is not None:
+            return Backend.cond(self, concrete, true_fn, false_fn, operands, names)
+        return _cond(pred, true_fn, false_fn, operands, names)
+
+    def while_loop(self, test, body, state, names, opts):
+        state = tuple(state)
+        count = builtins.len(names)
+        while True:
+            flag = test(*state)
+            concrete = _concrete(flag) if _is_tracer(flag) else bool(flag)
+            if concrete is None:
+                return _loop(test, lambda *s: _normalize(body(*s), count, "loop body"), state,
+                             names, "a `while` loop whose condition is traced by JAX",
+                             user_location())
+            if not concrete:
+                return state
+            state = _normalize(body(*state), count, "loop body")
+
+    def for_loop(self, iterable, extra_test, body, state, names, opts):
+        if type(iterable) in (JaxRange, JaxZip) or _is_abstract(iterable):
+            return _for(iterable, extra_test, body, state, names)
+        return NotImplemented
+
+    def not_(self, value):
+        concrete = _concrete(value)
+        if concrete is not None:
+            return not concrete
+        return jnp.logical_not(value)
+
+    def and_(self, left, right_fn):
+        return self.cond(left, right_fn, lambda: left, (), ("<and expression>",))
+
+    def or_(self, left, right_fn):
+        return self.cond(left, lambda: left, right_fn, (), ("<or expression>",))
+
+    def print_(self, *args, **kwargs):
+        if not builtins.any(_is_tracer(a) for a in args):
+            return builtins.print(*args, **kwargs)
+        template = [_SLOT if _is_tracer(a) else a for a in args]
+        jax.debug.callback(_print_callback(template, kwargs), *[a for a in args if _is_tracer(a)],
+                           ordered=True)
+        return None
+
+    def assert_(self, test, msg_fn):
+        concrete = _concrete(test)
+        if concrete is not None:
+            return Backend.assert_(self, concrete, msg_fn)
+        message = msg_fn() if msg_fn is not None else None
+
+        def check(ok):
+            if not ok:
+                raise AssertionError(message) if message is not None else AssertionError
+        jax.debug.callback(check, jnp.all(test), ordered=True)
+        return None
+
+    def setitem(self, target, index, value):
+        return target.at[index].set(value)
+
+    def builtin(self, func):
+        return _BUILTINS.get(func)

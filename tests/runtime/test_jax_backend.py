@@ -1,0 +1,378 @@
+"""The JAX backend, through real `jax.jit`, `jax.grad` and `jax.vmap` of
+functions converted by `autograph.to_graph`.
+
+Each traced result is compared with the unconverted function run eagerly
+on the same concrete values (plain Python control flow on jax arrays)."""
+
+import inspect
+
+import numpy
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+from autograph.runtime.tracer.errors import (
+    BranchMismatchError,
+    LoopStateError,
+    TracingError,
+    UndefinedOutputError,
+)
+
+import autograph
+
+jax.config.update("jax_enable_x64", True)
+
+
+def jit(f):
+    return jax.jit(autograph.to_graph(f))
+
+
+def primitives(f, *args):
+    """The names of the primitives in the jaxpr of to_graph(f) (nested too)."""
+    names = set()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            names.add(eqn.primitive.name)
+            for param in eqn.params.values():
+                for sub in param if isinstance(param, (tuple, list)) else (param,):
+                    inner = getattr(sub, "jaxpr", None)
+                    if inner is not None:
+                        walk(getattr(inner, "jaxpr", inner))
+    walk(jax.make_jaxpr(autograph.to_graph(f))(*args).jaxpr)
+    return names
+
+
+def line_of(fn, text):
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+def assert_same(expected, actual):
+    expected = jax.tree_util.tree_map(numpy.asarray, expected)
+    actual = jax.tree_util.tree_map(numpy.asarray, actual)
+    assert jax.tree_util.tree_structure(expected) == jax.tree_util.tree_structure(actual)
+    for e, a in zip(jax.tree_util.tree_leaves(expected), jax.tree_util.tree_leaves(actual)):
+        assert e.shape == a.shape
+        numpy.testing.assert_allclose(a, e, rtol=1e-12)
+
+
+# if ------------------------------------------------------------------------
+
+def relu_or_square(x):
+    if x.sum() > 0:
+        y = x * x
+    else:
+        y = -x
+    return y
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_if_becomes_lax_cond(sign):
+    x = jnp.arange(3.0) * sign
+    assert_same(relu_or_square(x), jit(relu_or_square)(x))
+    assert "cond" in primitives(relu_or_square, x)
+
+
+def early_return(x):
+    if x > 0:
+        return x * 2
+    return -x
+
+
+@pytest.mark.parametrize("x", [3.0, -3.0])
+def test_return_in_traced_if(x):
+    assert_same(early_return(jnp.asarray(x)), jit(early_return)(x))
+
+
+def same_python_number_in_both_branches(x):
+    if x > 0:
+        n = 3
+        y = x
+    else:
+        n = 3
+        y = -x
+    for _ in range(n):  # n is still the Python int 3 after the traced if
+        y = y + 1
+    return y, n
+
+
+def test_python_numbers_equal_in_both_branches_stay_python():
+    y, n = jit(same_python_number_in_both_branches)(-2.0)
+    assert float(y) == 5.0 and int(n) == 3
+    assert "while" not in primitives(same_python_number_in_both_branches, 1.0)
+
+
+def number_meets_array(x):
+    if x.sum() > 0:
+        y = 0
+    else:
+        y = x
+    return y
+
+
+def test_python_number_takes_the_other_branch_dtype_and_shape():
+    x = jnp.array([-1.0, -2.0], jnp.float32)
+    result = jit(number_meets_array)(x)
+    assert result.dtype == jnp.float32 and result.shape == (2,)
+    assert_same(number_meets_array(x), result)
+    assert_same(jnp.zeros(2, jnp.float32), jit(number_meets_array)(-x))
+
+
+def conditional_expression_and_logic(x):
+    y = x * 2 if x > 1 else x - 1
+    ok = x > 0 and x < 10
+    either = x < -5 or x > 5
+    return y, ok, either, not x > 2
+
+
+@pytest.mark.parametrize("x", [-7.0, 0.5, 3.0, 11.0])
+def test_conditional_expressions_and_boolean_operators(x):
+    assert_same(conditional_expression_and_logic(jnp.asarray(x)),
+                jit(conditional_expression_and_logic)(x))
+
+
+# while ---------------------------------------------------------------------
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("n", [1, 6, 27])
+def test_while_becomes_lax_while_loop(n):
+    assert int(jit(collatz_steps)(n)) == collatz_steps(n)
+    assert "while" in primitives(collatz_steps, 6)
+
+
+def widening_counter(x):
+    t = 0
+    while t < x:
+        t = t + 0.75
+    return t
+
+
+def test_loop_state_from_a_python_int_widens_to_float():
+    assert float(jit(widening_counter)(2.0)) == widening_counter(2.0)
+
+
+def return_inside_while(x):
+    i = 0
+    while i < 10:
+        if x * i > 20:
+            return i
+        i += 1
+    return -1
+
+
+@pytest.mark.parametrize("x", [3.0, 0.5])
+def test_return_inside_traced_loop(x):
+    assert int(jit(return_inside_while)(x)) == return_inside_while(x)
+
+
+# for -----------------------------------------------------------------------
+
+def cumulative_positive(x):
+    total = 0.0
+    for v in x:
+        if v > 0:
+            total = total + v * v
+    return total
+
+
+def test_for_over_traced_array_is_one_loop_and_differentiable():
+    x = jnp.array([1.0, -2.0, 3.0])
+    assert_same(cumulative_positive(x), jit(cumulative_positive)(x))
+    assert "scan" in primitives(cumulative_positive, x)
+    # The eager gradient of the original (Python control flow on concrete
+    # values) against reverse mode through the converted loop, jitted.
+    assert_same(jax.grad(cumulative_positive)(x),
+                jax.jit(jax.grad(autograph.to_graph(cumulative_positive)))(x))
+
+
+def sum_until_negative(x):
+    total = 0.0
+    for v in x:
+        if v < 0:
+            break
+        total = total + v
+    else:
+        total = -total
+    return total
+
+
+@pytest.mark.parametrize("values", [[1.0, 2.0, -1.0, 5.0], [1.0, 2.0]])
+def test_for_with_break_and_else_differentiable(values):
+    x = jnp.array(values)
+    assert_same(sum_until_negative(x), jit(sum_until_negative)(x))
+    assert_same(jax.grad(sum_until_negative)(x),
+                jax.jit(jax.grad(autograph.to_graph(sum_until_negative)))(x))
+
+
+def triangular(n):
+    total = 0
+    for k in range(n):
+        total += k
+    return total, len(range(1, n, 2))
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_range_of_a_traced_bound(n):
+    assert_same(triangular(n), jit(triangular)(n))
+
+
+def enumerate_and_zip(x, y):
+    best = -1
+    for i, v in enumerate(x):
+        if v > 2:
+            best = i
+    acc = 0.0
+    for a, b in zip(x, y):
+        acc = acc + a * b
+    return best, acc
+
+
+def test_enumerate_and_zip_of_traced_arrays():
+    x, y = jnp.array([1.0, 3.0, 0.0, 5.0]), jnp.array([2.0, 2.0, 2.0])
+    assert_same(enumerate_and_zip(x, y), jit(enumerate_and_zip)(x, y))
+
+
+# other statements and builtins ---------------------------------------------
+
+def item_updates(x):
+    y = jnp.zeros(3)
+    for i in range(3):
+        y[i] = x[i] * 2
+    y[0] += 1
+    return y
+
+
+def test_item_assignment_on_tracers_is_functional():
+    x = jnp.array([1.0, 2.0, 3.0])
+    assert_same(jnp.array([3.0, 4.0, 6.0]), jit(item_updates)(x))
+
+
+def uses_builtins(x, v):
+    return (int(v), float(v > 0), bool(v), min(v, 1.5), max(v, 1.5, -v), sum(x), any(x > 2),
+            all(x > 0), abs(v))
+
+
+@pytest.mark.parametrize("v", [-2.5, 0.0, 2.25])
+def test_builtins_on_tracers(v):
+    x = jnp.array([1.0, 3.0])
+    expected = uses_builtins(x, jnp.asarray(v))
+    assert_same(expected, jit(uses_builtins)(x, v))
+
+
+def prints_and_asserts(x):
+    print("x =", x, sep=" ", end="!\n")
+    assert x > 0, "x must be positive"
+    return x + 1
+
+
+def test_print_and_assert_run_when_the_graph_runs(capfd):
+    f = jit(prints_and_asserts)
+    assert float(f(2.0)) == 3.0
+    jax.effects_barrier()
+    assert capfd.readouterr().out == "x = 2.0!\n"
+    f(5.0)
+    jax.effects_barrier()
+    assert capfd.readouterr().out == "x = 5.0!\n"
+    with pytest.raises(Exception, match="x must be positive"):
+        f(-1.0).block_until_ready()
+        jax.effects_barrier()
+
+
+def data_dependent_while(x):
+    while x < 100:
+        x = x * 3
+    return x
+
+
+def test_concrete_values_run_python_so_eager_grad_works():
+    # Under an eager jax.grad the condition's value is known: the loop runs in
+    # Python, as the unconverted function does, and reverse mode works.
+    g = jax.grad(autograph.to_graph(data_dependent_while))
+    assert float(g(2.0)) == float(jax.grad(data_dependent_while)(2.0)) == 81.0
+
+
+def test_vmap_of_converted_if():
+    xs = jnp.array([[1.0, 2.0], [-1.0, -3.0]])
+    assert_same(jnp.stack([relu_or_square(x) for x in xs]),
+                jax.vmap(autograph.to_graph(relu_or_square))(xs))
+
+
+# errors name the variable, the construct and the user's line ---------------
+
+def dtype_mismatch(x):
+    if x > 0:
+        y = jnp.int32(1)
+    else:
+        y = x
+    return y
+
+
+def test_branch_dtype_mismatch_error():
+    with pytest.raises(BranchMismatchError) as info:
+        jit(dtype_mismatch)(jnp.float64(1.0))
+    message = str(info.value)
+    line = line_of(dtype_mismatch, "if x > 0")
+    assert "'y' is int32[] in the true branch but float64[] in the false branch" in message
+    assert f"{__file__}:{line}" in message
+
+
+def one_branch_only(x):
+    if x > 0:
+        z = x
+    return z
+
+
+def test_variable_defined_in_one_branch_error():
+    with pytest.raises(UndefinedOutputError, match="'z' is defined in the true branch but not in "
+                       "the false branch"):
+        jit(one_branch_only)(1.0)
+
+
+def shape_changes(x):
+    y = jnp.zeros(2)
+    while x > 0:
+        y = jnp.concatenate([y, y])
+        x = x - 1
+    return y
+
+
+def test_loop_shape_change_error():
+    with pytest.raises(LoopStateError) as info:
+        jit(shape_changes)(3)
+    line = line_of(shape_changes, "while x > 0")
+    assert "'y' is float64[2] before an iteration" in str(info.value)
+    assert f"{__file__}:{line}" in str(info.value)
+
+
+def range_in_python(n):
+    return list(range(n))
+
+
+def test_iterating_a_traced_range_in_python_is_an_error():
+    with pytest.raises(TracingError, match="cannot iterate in Python over a range whose bound "
+                       "is traced by JAX"):
+        jit(range_in_python)(3)
+
+
+def non_scalar_condition(x):
+    if x > 0:
+        x = -x
+    return x
+
+
+def test_non_scalar_condition_raises_as_unconverted_code_does():
+    with pytest.raises(ValueError, match="truth value of an array with more than one element is "
+                       "ambiguous"):
+        jit(non_scalar_condition)(jnp.ones(2))
