@@ -29,7 +29,7 @@ def pool():
     if JOBS == 1:
         yield None
         return
-    ctx = multiprocessing.get_context("fork")
+    ctx = multiprocessing.get_context("forkserver")
     with ctx.Pool(JOBS) as p:
         yield p
 

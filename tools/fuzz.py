@@ -186,7 +186,7 @@ def _simplify_exprs(tree):
 def run_tasks(worker, tasks, handle, jobs, chunksize):
     """Calls `handle(*worker(task))` for every task, on `jobs` processes."""
     if jobs > 1:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with multiprocessing.get_context("forkserver").Pool(jobs) as pool:
             for result in pool.imap_unordered(worker, tasks, chunksize=chunksize):
                 handle(*result)
     else:
