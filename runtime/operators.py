@@ -14,7 +14,7 @@ Conventions shared by all operators:
 
 import operator
 
-from autograph.runtime.backends import backend_of
+from autograph.runtime.backends import _by_type, backend_of
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
@@ -37,8 +37,12 @@ iterate = iter
 def is_python(value):
     """True if no backend claims `value`: the operators run Python's own
     statement for it. Generated code checks this before its inlined Python
-    path (see converters/fast_paths.py)."""
-    return backend_of(value) is None
+    path (see converters/fast_paths.py). A known type costs no nested call
+    (which would count towards the recursion limit)."""
+    try:
+        return _by_type[type(value)] is None
+    except KeyError:
+        return backend_of(value) is None
 
 
 def _unpack(result, count):
