@@ -85,6 +85,7 @@ class _Converter:
         self.marked = set(ctx.premarked)
         self.unchecked = set()
         self.bound_outside = _bound_outside_control_flow(node.body)
+        self.with_return = _with_return(node.body)
         # Locals of the original function (before dead code was dropped)
         # that can hold the marker: not captured by nested functions (also
         # those whose every binding was dead code: their cells stay empty).
@@ -261,7 +262,7 @@ class _Converter:
         test = self._wrap_reads(stmt.test, flow)
         self._assign(test_writes, flow)
         live_out = self.liveness.live_out[id(stmt)]
-        returns = _contains_return(stmt)
+        returns = id(stmt) in self.with_return
         written = analysis.writes(stmt.body + stmt.orelse)
         outputs = [] if returns else self._sorted(n for n in written if n in live_out and n in self.tracked)
         inputs = set()
@@ -506,8 +507,27 @@ class _ReadWrapper(gast.NodeTransformer):
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
 
-def _contains_return(stmt):
-    return any(isinstance(child, gast.Return) for child in _walk_same_scope(stmt))
+def _with_return(body):
+    """ids of the statements of this scope that contain a `return`: one walk,
+    so that asking at every level of nested statements stays linear."""
+    parent = {}
+    returns = []
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Return):
+            returns.append(node)
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, (gast.stmt, gast.excepthandler, gast.match_case)) and not \
+                    isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                parent[id(child)] = node
+                stack.append(child)
+    found = set()
+    for node in returns:
+        while node is not None and id(node) not in found:
+            found.add(id(node))
+            node = parent.get(id(node))
+    return found
 
 
 def _always_returns(stmts):

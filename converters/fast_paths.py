@@ -36,6 +36,13 @@ __all__ = ["transform"]
 _OPERATORS = ("if_stmt", "while_stmt", "for_stmt")
 
 
+# Each inlined statement also keeps its functional form (the fallback), which
+# holds everything nested in it: inlining every level of `d` nested
+# statements would cost O(d**2) code. Statements nested deeper than this stay
+# operator calls, so the cost stays linear.
+MAX_INLINED_DEPTH = 8
+
+
 class _Inliner:
     """Builds the inlined tree without changing the functional one (which
     to_code shows): new statements, shared expressions."""
@@ -44,6 +51,7 @@ class _Inliner:
         self.ctx = ctx
         self.ag = ctx.ag
         self.fast = _FastExpressions(ctx.ag, ctx.namer.fixed("value"), ctx.namer)
+        self.depth = 0  # statements inlined around the current one
 
     # Recognising generated code -----------------------------------------
 
@@ -72,7 +80,7 @@ class _Inliner:
         """A copy of operator statement `stmt` whose call takes `first` as
         its first argument."""
         new_call = copy.copy(call)
-        new_call.args = [first] + call.args[1:]
+        new_call.args = [templates.located(first, call)] + call.args[1:]
         new_stmt = copy.copy(stmt)
         new_stmt.value = new_call
         return new_stmt
@@ -84,7 +92,7 @@ class _Inliner:
         result = []
         for stmt in stmts:
             operator, call = self._operator(stmt)
-            if operator is not None:
+            if operator is not None and self.depth < MAX_INLINED_DEPTH:
                 definitions = self._take_definitions(result, call)
                 if definitions is not None:
                     result.extend(getattr(self, operator)(stmt, call, definitions))
@@ -164,7 +172,11 @@ class _Inliner:
         body = [s for s in function.body if not isinstance(s, (gast.Global, gast.Nonlocal))]
         if not keep_return and body and isinstance(body[-1], gast.Return):
             body = body[:-1]
-        return self.block(body) or [gast.Pass()]
+        self.depth += 1
+        try:
+            return self.block(body) or [gast.Pass()]
+        finally:
+            self.depth -= 1
 
     def _compute(self, target, expr):
         """Statements that set `target` to `expr`, with the Python meaning of
@@ -251,8 +263,8 @@ class _Inliner:
                 copy_.name = self.ctx.namer.new(function.name)
                 renamed[function.name] = copy_
         new_call = copy.copy(call)
-        new_call.args = [templates.name(renamed[a.id].name) if isinstance(a, gast.Name) and a.id in renamed
-                         else a for a in call.args]
+        new_call.args = [templates.located(templates.name(renamed[a.id].name), a)
+                         if isinstance(a, gast.Name) and a.id in renamed else a for a in call.args]
         new_stmt = copy.copy(stmt)
         new_stmt.value = new_call
         return new_stmt, new_call, [renamed.get(getattr(f, "name", None)) for f in functions]
@@ -393,7 +405,7 @@ class _FastExpressions:
             self.sites.pop()
             return node
         new = copy.copy(node)
-        new.func = resolved
+        new.func = templates.located(resolved, node)
         return new
 
     def _operator(self, node):
@@ -413,7 +425,7 @@ class _FastExpressions:
 
     def _fallback(self, node):
         new = copy.copy(node)
-        new.args = [templates.name(self.temporary)] + node.args[1:]
+        new.args = [templates.located(templates.name(self.temporary), node)] + node.args[1:]
         return new
 
     def _python(self, body, orelse, node):

@@ -283,3 +283,25 @@ def test_shown_code_behaves_like_the_original(name, fn, calls, opts):
         if diffs:
             failures.append(f"  call {name}(*{args!r}, **{kwargs!r}):\n    " + "\n    ".join(diffs))
     assert not failures, "the code to_code shows differs from the original:\n" + "\n".join(failures) + "\n\n" + code
+
+
+def test_every_generated_node_has_a_position(monkeypatch):
+    """Generated nodes get their statement's position when they are built:
+    the code compiles on the first try, with no whole-tree repair pass (which
+    would cost a failed compile and a walk of the tree per conversion)."""
+    from autograph import conversion
+    from tools.program_generator import compile_program, generate
+
+    def repair(tree):
+        missing = next(node for node in ast.walk(tree) if "lineno" in node._attributes
+                       and getattr(node, "lineno", None) is None)
+        raise AssertionError(f"generated node without a position: {ast.dump(missing)[:200]}")
+    monkeypatch.setattr(conversion.ast, "fix_missing_locations", repair)
+    conversion.clear_cache()
+    functions = [fn for _, fn, _, _ in CASES]
+    functions += [compile_program(generate(seed), f"<positions-{seed}>")["f"] for seed in range(200)]
+    for fn in functions:
+        try:
+            autograph.to_graph(fn)
+        except ConversionError:
+            pass
