@@ -146,6 +146,22 @@ def nested_loops_source(depth, name="f"):
     return "\n".join(body) + "\n"
 
 
+def and_chain_source(length, name="f"):
+    """One `return` of `length` comparisons joined by `and` (as in a long
+    `__eq__` or `__bool__`)."""
+    serial = next(_serial)
+    terms = " and ".join(f"x > {i - serial % 2}" for i in range(length))
+    return f"def {name}(x):\n    return {terms}\n"
+
+
+def nested_ifexp_source(depth, name="f"):
+    """One `return` of `depth` nested conditional expressions."""
+    expression = str(next(_serial))
+    for level in range(depth):
+        expression = f"({level} if x > {level} else {expression})"
+    return f"def {name}(x):\n    return {expression}\n"
+
+
 def make_function(source, name="f"):
     """The function `name` defined by `source`, compiled under a fresh file
     name registered in linecache (as IPython does), so it has source."""
@@ -176,39 +192,41 @@ def measure(source, inputs=(0, 3, 50)):
 
 
 def _row(label, size, unit, elapsed, matches):
-    return f"| {label:<14} | {size:>6} | {elapsed * 1e3:>10.1f} | {elapsed * 1e6 / size:>12.1f} {unit:<5} | {'yes' if matches else 'NO':>7} |"
+    return f"| {label:<20} | {size:>6} | {elapsed * 1e3:>10.1f} | {elapsed * 1e6 / size:>12.1f} {unit:<5} | {'yes' if matches else 'NO':>7} |"
 
 
 def scaling_table(sizes, depths):
     """Prints the table; returns a list of failure messages."""
     failures = []
-    print("| kind           |   size | convert ms |   us per unit    | matches |")
-    print("| -------------- | ------ | ---------- | ---------------- | ------- |")
+    print("| kind                 |   size | convert ms |   us per unit    | matches |")
+    print("| -------------------- | ------ | ---------- | ---------------- | ------- |")
     per_line = {}
     for size in sizes:
         try:
             elapsed, matches = measure(mixed_source(size))
         except BaseException as error:  # noqa: BLE001 - a benchmark reports everything
             failures.append(f"mixed {size} lines: {type(error).__name__}: {error}")
-            print(f"| mixed lines    | {size:>6} | FAILED: {type(error).__name__}")
+            print(f"| mixed lines          | {size:>6} | FAILED: {type(error).__name__}")
             continue
         per_line[size] = elapsed / size
         print(_row("mixed lines", size, "line", elapsed, matches))
         if not matches:
             failures.append(f"mixed {size} lines: converted result differs from the original")
-    for kind, generate in (("nested ifs", nested_ifs_source), ("nested loops", nested_loops_source)):
+    for kind, generate in (("nested ifs", nested_ifs_source), ("nested loops", nested_loops_source),
+                           ("nested x if c else y", nested_ifexp_source),
+                           ("`and` operands", and_chain_source)):
         for depth in depths:
             source = generate(depth)
             try:
                 compile(source, "<check>", "exec")
             except SyntaxError as error:
-                print(f"| {kind:<14} | {depth:>6} | original does not compile: {error.msg}")
+                print(f"| {kind:<20} | {depth:>6} | original does not compile: {error.msg}")
                 continue
             try:
                 elapsed, matches = measure(source)
             except BaseException as error:  # noqa: BLE001
                 failures.append(f"{kind} depth {depth}: {type(error).__name__}: {error}")
-                print(f"| {kind:<14} | {depth:>6} | FAILED: {type(error).__name__}")
+                print(f"| {kind:<20} | {depth:>6} | FAILED: {type(error).__name__}")
                 continue
             print(_row(kind, depth, "level", elapsed, matches))
             if not matches:

@@ -36,10 +36,10 @@ __all__ = ["transform"]
 _OPERATORS = ("if_stmt", "while_stmt", "for_stmt")
 
 
-# Each inlined statement also keeps its functional form (the fallback), which
-# holds everything nested in it: inlining every level of `d` nested
-# statements would cost O(d**2) code. Statements nested deeper than this stay
-# operator calls, so the cost stays linear.
+# Each inlined statement (or conditional expression, `and`, `or`) also keeps
+# its functional form (the fallback), which holds everything nested in it:
+# inlining every level of `d` nested ones would cost O(d**2) code. Those
+# nested deeper than this stay operator calls, so the cost stays linear.
 MAX_INLINED_DEPTH = 8
 
 
@@ -316,7 +316,9 @@ class _FastExpressions:
     into expressions, copy-on-write (shared subtrees are never changed):
 
         ag__.if_exp(c, lambda: a, lambda: b)
-          -> (a if (value := c) is True else b if value is False
+          -> (a if (value := c) is True or (value is not False and
+                    ag__.is_python(value) and value)
+              else b if value is False or ag__.is_python(value)
               else ag__.if_exp(value, lambda: a, lambda: b))
 
     One temporary serves every expression: each use reads it right after it
@@ -327,6 +329,7 @@ class _FastExpressions:
     def __init__(self, ag, temporary, namer):
         self.ag, self.temporary, self.namer = ag, temporary, namer
         self.sites = []
+        self.depth = 0  # operators inlined around the current expression
 
     def __call__(self, node):
         return self.visit(node)
@@ -347,18 +350,27 @@ class _FastExpressions:
             new = copy.copy(node)
             new.ifs = ifs
             return new
+        original = node
+        inlines = self._operator(node) is not None
+        if inlines and self.depth >= MAX_INLINED_DEPTH:
+            return node  # as deep as statements are inlined; see MAX_INLINED_DEPTH
+        self.depth += inlines
         changed = {}
         for field, value in gast.iter_fields(node):
             new_value = self.visit(value)
             if new_value is not value:
                 changed[field] = new_value
+        self.depth -= inlines
         if changed:
             node = copy.copy(node)
             for field, value in changed.items():
                 setattr(node, field, value)
         operator = self._operator(node)
         if operator is not None:
-            return templates.located(getattr(self, operator)(node), node)
+            # The fallback (the operator itself, for symbolic values) keeps
+            # the original operands: with the inlined ones, each level of
+            # nesting would double the code.
+            return templates.located(getattr(self, operator)(node, original), node)
         callee = self._hooked_callee(node)
         if callee is not None:
             return templates.located(self._call_site(node, callee), node)
@@ -428,49 +440,61 @@ class _FastExpressions:
         new.args = [templates.located(templates.name(self.temporary), node)] + node.args[1:]
         return new
 
-    def _python(self, body, orelse, node):
-        """`(body if value else orelse) if ag__.is_python(value) else <the operator>`:
-        any other Python value decides as Python does."""
-        value = templates.name(self.temporary)
-        return gast.IfExp(
-            test=templates.call(templates.attr(self.ag, "is_python"), value),
-            body=gast.IfExp(test=templates.name(self.temporary), body=body, orelse=orelse),
-            orelse=self._fallback(node))
+    def _choose(self, test, go_on, taken, other, node):
+        """`taken if <test decides go_on> else (other if <Python> else <the
+        operator>)`: each operand appears once (nesting stays linear), and a
+        Python value's truth is asked once, as Python does:
 
-    def if_exp(self, node):
+            taken if (value := test) is True or (value is not False
+                      and ag__.is_python(value) and value)
+            else other if value is False or ag__.is_python(value)
+            else ag__.operator(value, ...)
+
+        (with False, True and `not value` for go_on False)."""
+        value = templates.name(self.temporary)
+        is_python = templates.call(templates.attr(self.ag, "is_python"), value)
+        truth = value if go_on else templates.not_(value)
+        decides = gast.BoolOp(op=gast.Or(), values=[
+            self._is(self._assign(test), go_on),
+            gast.BoolOp(op=gast.And(), values=[
+                gast.Compare(left=value, ops=[gast.IsNot()], comparators=[templates.const(not go_on)]),
+                is_python, truth])])
+        python = gast.BoolOp(op=gast.Or(), values=[self._is(templates.name(self.temporary), not go_on),
+                                                   templates.call(templates.attr(self.ag, "is_python"),
+                                                                  templates.name(self.temporary))])
+        return gast.IfExp(test=decides, body=taken,
+                          orelse=gast.IfExp(test=python, body=other, orelse=self._fallback(node)))
+
+    def if_exp(self, node, original):
         test, if_true, if_false = node.args
-        return gast.IfExp(
-            test=self._is(self._assign(test), True), body=if_true.body,
-            orelse=gast.IfExp(test=self._is(templates.name(self.temporary), False), body=if_false.body,
-                              orelse=self._python(if_true.body, if_false.body, node)))
+        return self._choose(test, True, if_true.body, if_false.body, original)
 
-    def _short_circuit(self, node, go_on):
-        first, second = node.args[0], node.args[1]
-        rest = node.args[2:]
-        if rest:
-            tail = copy.copy(node)
-            tail.args = [second.body] + rest
-            following = self.visit(tail)
+    def _short_circuit(self, node, original, go_on):
+        """`a and b and c`: the chain after `a` is `b and c`, inlined the same
+        way (its fallback is the operator on the original `b` and `c`)."""
+        if len(node.args) > 2:
+            tail, tail_original = copy.copy(node), copy.copy(original)
+            tail.args = [node.args[1].body] + node.args[2:]
+            tail_original.args = [original.args[1].body] + original.args[2:]
+            self.depth += 1
+            following = tail_original if self.depth >= MAX_INLINED_DEPTH else \
+                self._short_circuit(tail, tail_original, go_on)
+            self.depth -= 1
         else:
-            following = second.body
-        value = templates.name(self.temporary)
-        python = self._python(following, value, node) if go_on else self._python(value, following, node)
-        return gast.IfExp(
-            test=self._is(self._assign(first), go_on), body=following,
-            orelse=gast.IfExp(test=self._is(templates.name(self.temporary), not go_on),
-                              body=templates.name(self.temporary), orelse=python))
+            following = node.args[1].body
+        return self._choose(node.args[0], go_on, following, templates.name(self.temporary), original)
 
-    def and_(self, node):
-        return self._short_circuit(node, True)
+    def and_(self, node, original):
+        return self._short_circuit(node, original, True)
 
-    def or_(self, node):
-        return self._short_circuit(node, False)
+    def or_(self, node, original):
+        return self._short_circuit(node, original, False)
 
-    def not_(self, node):
+    def not_(self, node, original):
         return gast.IfExp(
             test=self._is(self._assign(node.args[0]), True), body=templates.const(False),
             orelse=gast.IfExp(test=self._is(templates.name(self.temporary), False), body=templates.const(True),
-                              orelse=self._fallback(node)))
+                              orelse=self._fallback(original)))
 
 
 def transform(node, ctx):

@@ -137,8 +137,10 @@ def _code_size(code):
 
 
 @pytest.mark.parametrize("make,low,high", [(scaling.nested_ifs_source, 20, 40),
-                                           (scaling.nested_loops_source, 15, 20)],
-                         ids=["ifs", "loops"])
+                                           (scaling.nested_loops_source, 15, 20),
+                                           (scaling.nested_ifexp_source, 20, 40),
+                                           (scaling.and_chain_source, 20, 40)],
+                         ids=["ifs", "loops", "conditional expressions", "and operands"])
 def test_code_that_runs_grows_linearly_with_nesting_depth(make, low, high):
     """Each inlined statement keeps its functional fallback, which holds all
     that is nested in it: inlining at every level would grow as depth**2."""
