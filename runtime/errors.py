@@ -6,7 +6,14 @@ so the innermost frame outside this package is the user's statement.
 
 import sys
 
-__all__ = ["user_location", "AutographError"]
+__all__ = [
+    "AutographError",
+    "BranchMismatchError",
+    "LoopStateError",
+    "TracingError",
+    "UndefinedOutputError",
+    "user_location",
+]
 
 _PACKAGE = __name__.split(".")[0] + "."
 
@@ -14,6 +21,23 @@ _PACKAGE = __name__.split(".")[0] + "."
 class AutographError(Exception):
     """An error in converted or traced code that names the user's construct,
     file and line, and says what to do."""
+
+
+class TracingError(AutographError):
+    """Base class of the errors a backend raises while tracing."""
+
+
+class UndefinedOutputError(TracingError):
+    """A variable defined in only one branch of a traced `if` (or only inside
+    a traced loop) is used after it."""
+
+
+class BranchMismatchError(TracingError, TypeError):
+    """The branches of a traced `if` give a variable different types or shapes."""
+
+
+class LoopStateError(TracingError, TypeError):
+    """A loop variable changes its type or shape across iterations of a traced loop."""
 
 
 def user_location(depth=1):

@@ -29,14 +29,15 @@ import builtins
 import sys
 
 import numpy as np
+from autograph.runtime import staging
 from autograph.runtime.backends import Backend
-from autograph.runtime.errors import user_location
-from autograph.runtime.tracer.errors import (
+from autograph.runtime.errors import (
     BranchMismatchError,
     LoopStateError,
     TracingError,
-    UndefinedOutputError,
+    user_location,
 )
+from autograph.runtime.staging import Retry, normalize, pack, same_python
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
 __all__ = ["JaxBackend", "JaxRange", "JaxZip"]
@@ -113,18 +114,6 @@ def _typeof(x):
     return (t.shape, t.dtype, t.weak_type)
 
 
-def _describe(x):
-    if type(x) is UndefinedReturnValue:
-        return "not returned yet"
-    if type(x) is Undefined:
-        return "undefined"
-    if type(x) in _NUMBERS:
-        return f"a Python {type(x).__name__} ({x!r})"
-    if _is_value(x):
-        return _describe_type(_typeof(x))
-    return f"a Python {type(x).__name__}"
-
-
 def _describe_type(t):
     shape, dtype, weak = t
     text = f"{dtype.name}[{','.join(map(str, shape))}]"
@@ -155,17 +144,6 @@ def _cast(x, t):
     return v
 
 
-def _same_python(a, b):
-    if a is b or (isinstance(a, Undefined) and type(a) is type(b)):
-        return True
-    if type(a) is not type(b):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
 def _return_stand_in(value):
     """What stands for a lowered `return` that has not run where another
     path returns `value`: zeros of its type (None for None); the flag says
@@ -177,6 +155,14 @@ def _return_stand_in(value):
         shape, dtype, _ = _typeof(value)
         return np.zeros(shape, dtype), True
     return None, False
+
+
+def _flat(values):
+    return staging.Flat(values, jax.tree_util.tree_flatten, jax.tree_util.tree_unflatten)
+
+
+_VALUES = staging.Values("array", ".astype()", _is_value, _typeof, _merge, _describe_type)
+_describe = _VALUES.describe
 
 
 def _pred(flag, what, loc):
@@ -192,46 +178,6 @@ def _pred(flag, what, loc):
     return flag if flag.dtype == bool else flag != 0
 
 
-def _normalize(result, count, what):
-    if count == 0:
-        return ()
-    if count == 1:
-        return (result,)
-    if not isinstance(result, (tuple, list)) or builtins.len(result) != count:
-        raise TracingError(f"the {what} must return {count} values, got {result!r}")
-    return tuple(result)
-
-
-def _pack(values, count):
-    if count == 0:
-        return None
-    if count == 1:
-        return values[0]
-    return tuple(values)
-
-
-class _Flat:
-    """A tuple of per-name values as leaves, and back."""
-
-    def __init__(self, values):
-        flat = [jax.tree_util.tree_flatten(v) for v in values]
-        self.treedefs = [t for _, t in flat]
-        self.leaves = [leaf for ls, _ in flat for leaf in ls]
-        self.owner = [i for i, (ls, _) in enumerate(flat) for _ in ls]
-
-    def rebuild(self, leaves):
-        out, pos = [], 0
-        for treedef in self.treedefs:
-            n = treedef.num_leaves
-            out.append(jax.tree_util.tree_unflatten(treedef, leaves[pos:pos + n]))
-            pos += n
-        return tuple(out)
-
-
-class _Retry(Exception):
-    """Raised inside a `lax` body when a type has to widen: trace again."""
-
-
 # cond ------------------------------------------------------------------------
 
 def _cond(pred, true_fn, false_fn, operands, names):
@@ -241,7 +187,7 @@ def _cond(pred, true_fn, false_fn, operands, names):
     count = builtins.len(names)
     fns = (lambda: true_fn(*operands),
            (lambda: false_fn(*operands)) if false_fn is not None else
-           (lambda: _pack(tuple(operands), count) if builtins.len(operands) == count else None))
+           (lambda: pack(tuple(operands), count) if builtins.len(operands) == count else None))
     targets = {}   # leaf position -> type both branches convert it to
     stand_ins = {}  # leaf position -> stand-in for a `return` not run
     for _attempt in range(4):
@@ -249,7 +195,7 @@ def _cond(pred, true_fn, false_fn, operands, names):
 
         def branch(k):
             def run():
-                flat = _Flat(_normalize(fns[k](), count, "branch"))
+                flat = _flat(normalize(fns[k](), count, "branch"))
                 records[k] = flat
                 out = []
                 for j, leaf in enumerate(flat.leaves):
@@ -263,7 +209,7 @@ def _cond(pred, true_fn, false_fn, operands, names):
         try:
             outs = lax.cond(pred, branch(0), branch(1))
             error = None
-        except _Retry:
+        except Retry:
             raise
         except (TypeError, ValueError) as e:
             if records[1] is None:
@@ -274,10 +220,9 @@ def _cond(pred, true_fn, false_fn, operands, names):
         again = False
         for i, name in enumerate(names):
             if t_flat.treedefs[i] != f_flat.treedefs[i]:
-                t, f = t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i]
-                raise BranchMismatchError(
-                    f"'{name}' has a different structure in the true branch ({t!r}) and in the "
-                    f"false branch ({f!r}) of {what} ({loc})")
+                raise staging.branch_structure_error(
+                    name, t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i],
+                    what, loc)
         for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves)):
             name = names[t_flat.owner[j]]
             for x, y in ((a, b), (b, a)):
@@ -292,29 +237,19 @@ def _cond(pred, true_fn, false_fn, operands, names):
                         for v in (a, b))
             ua, ub = type(a) is Undefined, type(b) is Undefined
             if ua != ub:
-                defined, missing = ("true", "false") if ub else ("false", "true")
-                raise UndefinedOutputError(
-                    f"'{name}' is defined in the {defined} branch but not in the {missing} branch "
-                    f"of {what} ({loc}), and it is used after the `if`; define it in both "
-                    "branches (or before the `if`)")
+                raise staging.one_branch_error(name, ub, what, loc)
             va, vb = _is_value(a), _is_value(b)
             if not (va and vb):
-                if va == vb and _same_python(a, b):
+                if va == vb and same_python(a, b):
                     static[j] = a
                     continue
-                raise BranchMismatchError(
-                    f"'{name}' is {_describe(a)} in the true branch but {_describe(b)} in the "
-                    f"false branch of {what} ({loc}); Python values other than numbers must be "
-                    "the same in both branches")
-            if type(a) in _NUMBERS and _same_python(a, b):
+                raise staging.branch_python_error(name, _describe(a), _describe(b), what, loc)
+            if type(a) in _NUMBERS and same_python(a, b):
                 static[j] = a
             ta, tb = _typeof(a), _typeof(b)
             merged = _merge(ta, tb)
             if merged is None:
-                raise BranchMismatchError(
-                    f"'{name}' is {_describe(a)} in the true branch but {_describe(b)} in the "
-                    f"false branch of {what} ({loc}); both branches must give it the same dtype "
-                    "and shape")
+                raise staging.branch_type_error(name, _describe(a), _describe(b), what, loc)
             # (lax.cond itself reconciles types that differ only in weak_type.)
             if (ta[:2] != merged[:2] or tb[:2] != merged[:2]) and targets.get(j) != merged:
                 targets[j] = merged
@@ -333,7 +268,7 @@ def _cond(pred, true_fn, false_fn, operands, names):
                 leaves.append(static.get(j, value))
             else:
                 leaves.append(static[j])
-        return _pack(t_flat.rebuild(leaves), count)
+        return pack(t_flat.rebuild(leaves), count)
     raise BranchMismatchError(f"the outputs of {what} ({loc}) do not settle on one type")
 
 
@@ -343,7 +278,7 @@ def _loop(test, body, state, names, what, loc, trip_count=None):
     """`while test(*state): state = body(*state)` as a `lax` loop; returns
     the final state. With `trip_count` (a Python int), `test` is not called
     and the loop is a `fori_loop` (differentiable in reverse mode)."""
-    flat = _Flat(state)
+    flat = _flat(state)
     leaves = list(flat.leaves)
     types = {j: _typeof(leaf) for j, leaf in enumerate(leaves) if _is_value(leaf)}
     for _attempt in range(8):
@@ -359,52 +294,10 @@ def _loop(test, body, state, names, what, loc, trip_count=None):
             return _pred(test(*unflatten(carry)), what, loc)
 
         def body_fun(carry):
-            new = _Flat(body(*unflatten(carry)))
-            for i, name in enumerate(names):
-                if new.treedefs[i] != flat.treedefs[i]:
-                    raise LoopStateError(
-                        f"'{name}' changes structure in an iteration of {what} ({loc}): "
-                        f"{state[i]!r} before it, {new.rebuild(new.leaves)[i]!r} after it")
-            widen = False
-            out = []
-            for j, (before, after) in enumerate(zip(leaves, new.leaves)):
-                name = names[flat.owner[j]]
-                if j not in types:
-                    if type(before) is UndefinedReturnValue and not isinstance(after, Undefined):
-                        stand_in, ok = _return_stand_in(after)
-                        if not ok:
-                            raise LoopStateError(
-                                f"'{name}' (the function's return value) is {_describe(after)} "
-                                f"when returned inside {what} ({loc}); a value returned inside a "
-                                "traced loop must be a number or an array")
-                        leaves[j] = stand_in
-                        if _is_value(leaves[j]):
-                            types[j] = _typeof(after)
-                        widen = True
-                    elif type(before) is Undefined and type(after) is not Undefined:
-                        raise UndefinedOutputError(
-                            f"'{name}' is defined inside {what} ({loc}) but not before it, and it "
-                            "is used after the loop; define it before the loop")
-                    elif not _same_python(before, after):
-                        raise LoopStateError(
-                            f"'{name}' is {_describe(before)} before an iteration of {what} "
-                            f"({loc}) but {_describe(after)} after it; only numbers and arrays "
-                            "can change in a traced loop")
-                    continue
-                merged = _merge(types[j], _typeof(after)) if _is_value(after) else None
-                if merged is None or merged[:2] != types[j][:2] and not types[j][2]:
-                    raise LoopStateError(
-                        f"'{name}' is {_describe_type(types[j])} before an iteration of {what} "
-                        f"({loc}) but {_describe(after)} after it; loop variables must keep their "
-                        "dtype and shape across iterations: give it its final dtype and shape "
-                        "before the loop (for example with .astype())")
-                if merged[:2] != types[j][:2]:
-                    types[j] = merged
-                    widen = True
-                out.append(_cast(after, types[j]) if not widen else None)
-            if widen:
-                raise _Retry
-            return out
+            new = _flat(body(*unflatten(carry)))
+            if staging.check_iteration(_VALUES, state, flat, leaves, types, new, names, what, loc):
+                raise Retry
+            return [_cast(new.leaves[j], types[j]) for j in dynamic]
 
         init = [_cast(leaves[j], types[j]) for j in dynamic]
         try:
@@ -412,7 +305,7 @@ def _loop(test, body, state, names, what, loc, trip_count=None):
                 carry = lax.while_loop(cond_fun, body_fun, init)
             else:
                 carry = lax.fori_loop(0, trip_count, lambda _, c: body_fun(c), init)
-        except _Retry:
+        except Retry:
             continue
         return unflatten(carry)
     raise LoopStateError(f"the loop variables of {what} ({loc}) do not settle on one dtype")
@@ -469,7 +362,7 @@ def _for(iterable, extra_test, body, state, names):
         return jnp.logical_and(flag, more)
 
     def run(i, *s):
-        return _normalize(body(item(i), *s), count, "loop body")
+        return normalize(body(item(i), *s), count, "loop body")
 
     def loop_body(i, *s):
         if trip_count is None or extra_test is None:
@@ -479,9 +372,9 @@ def _for(iterable, extra_test, body, state, names):
         more = extra_test(*s)
         if type(more) in _NUMBERS:
             return (i + step,) + (run(i, *s) if more else s)
-        new = _cond(more, lambda *t: _pack(run(i, *t), count), lambda *t: _pack(t, count),
+        new = _cond(more, lambda *t: pack(run(i, *t), count), lambda *t: pack(t, count),
                     s, names)
-        return (i + step,) + _normalize(new, count, "loop body")
+        return (i + step,) + normalize(new, count, "loop body")
 
     result = _loop(loop_test, loop_body, (start,) + tuple(state),
                    ("<loop counter>",) + tuple(names), what, loc, trip_count)
@@ -610,10 +503,11 @@ def _print_callback(template, kwargs):
 _SLOT = object()
 
 
-class JaxBackend(Backend):
+class JaxBackend(staging.StagingBackend):
     """Stages control flow on abstract JAX tracers into `jax.lax` operations."""
 
     name = "jax"
+    traced_by = "JAX"
 
     def owns_type(self, cls):
         if issubclass(cls, (JaxRange, JaxZip)):
@@ -623,42 +517,22 @@ class JaxBackend(Backend):
         _load()
         return issubclass(cls, jax.core.Tracer)
 
-    def cond(self, pred, true_fn, false_fn, operands, names):
-        concrete = _concrete(pred)
-        if concrete is not None:
-            return Backend.cond(self, concrete, true_fn, false_fn, operands, names)
+    def concrete(self, value):
+        return _concrete(value)
+
+    def stage_cond(self, pred, true_fn, false_fn, operands, names):
         return _cond(pred, true_fn, false_fn, operands, names)
 
-    def while_loop(self, test, body, state, names, opts):
-        state = tuple(state)
-        count = builtins.len(names)
-        while True:
-            flag = test(*state)
-            concrete = _concrete(flag) if _is_tracer(flag) else bool(flag)
-            if concrete is None:
-                return _loop(test, lambda *s: _normalize(body(*s), count, "loop body"), state,
-                             names, "a `while` loop whose condition is traced by JAX",
-                             user_location())
-            if not concrete:
-                return state
-            state = _normalize(body(*state), count, "loop body")
+    def stage_loop(self, test, body, state, names, what, loc):
+        return _loop(test, body, state, names, what, loc)
+
+    def logical_not(self, value):
+        return jnp.logical_not(value)
 
     def for_loop(self, iterable, extra_test, body, state, names, opts):
         if type(iterable) in (JaxRange, JaxZip) or _is_abstract(iterable):
             return _for(iterable, extra_test, body, state, names)
         return NotImplemented
-
-    def not_(self, value):
-        concrete = _concrete(value)
-        if concrete is not None:
-            return not concrete
-        return jnp.logical_not(value)
-
-    def and_(self, left, right_fn):
-        return self.cond(left, right_fn, lambda: left, (), ("<and expression>",))
-
-    def or_(self, left, right_fn):
-        return self.cond(left, lambda: left, right_fn, (), ("<or expression>",))
 
     def print_(self, *args, **kwargs):
         if not builtins.any(_is_tracer(a) for a in args):

@@ -10,6 +10,7 @@ same whichever way the program goes.
 
 import numpy as np
 from autograph.runtime.errors import user_location
+from autograph.runtime.staging import normalize, pack, same_python
 from autograph.runtime.tracer import context, numpy_api, trees
 from autograph.runtime.tracer.errors import (
     BranchMismatchError,
@@ -126,19 +127,6 @@ def _convert(x, aval):
     return None
 
 
-def _same_python(a, b):
-    if a is b:
-        return True
-    if isinstance(a, Undefined) and type(a) is type(b):
-        return True
-    if type(a) is not type(b):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
 def _return_stand_in(value):
     """What stands for a lowered `return` that has not run (an
     `UndefinedReturnValue`) where another path gives `value`: zeros of the
@@ -172,24 +160,6 @@ def _skeleton(x):
     return trees.map_leaves(lambda _: None, x)
 
 
-def _normalize(result, count, what):
-    if count == 0:
-        return ()
-    if count == 1:
-        return (result,)
-    if not isinstance(result, (tuple, list)) or len(result) != count:
-        raise TracingError(f"the {what} must return {count} values, got {result!r}")
-    return tuple(result)
-
-
-def _pack(values, count):
-    if count == 0:
-        return None
-    if count == 1:
-        return values[0]
-    return tuple(values)
-
-
 def _check_pred(pred, what, loc):
     if _is_num(pred):
         return context.constant(bool(pred))
@@ -216,10 +186,10 @@ def cond(pred, true_fn, false_fn, operands, names):
     for block, fn in zip(blocks, (true_fn, false_fn)):
         with context.block_scope(block):
             if fn is None:
-                result = _pack(tuple(operands), count) if len(operands) == count else None
+                result = pack(tuple(operands), count) if len(operands) == count else None
             else:
                 result = fn(*operands)
-        results.append(_normalize(result, count, "branch"))
+        results.append(normalize(result, count, "branch"))
 
     outputs = []      # per name: the tree with leaves resolved or placeholders
     pending = []      # (t, f, aval, name) for symbolic outputs
@@ -240,7 +210,7 @@ def cond(pred, true_fn, false_fn, operands, names):
                     f"'{name}' is defined in the {defined} branch but not in the {missing} branch "
                     f"of an `if` whose condition is symbolic ({loc}), and it is used after the "
                     f"`if`; define it in both branches (or before the `if`)")
-            if not (_is_sym(a) or _is_sym(b)) and _same_python(a, b):
+            if not (_is_sym(a) or _is_sym(b)) and same_python(a, b):
                 resolved.append(("py", a))
                 continue
             if not (_is_value(a) and _is_value(b)):
@@ -282,7 +252,7 @@ def cond(pred, true_fn, false_fn, operands, names):
             kind, v = next(it)
             return v if kind == "py" else node_outs[v]
         values.append(trees.map_leaves(pick, tree))
-    return _pack(values, count)
+    return pack(values, count)
 
 
 # while_loop
@@ -291,7 +261,7 @@ def while_loop(test, body, state, names, opts=None):
     """Traces a `while` loop entered with `state` into a `while_loop` node;
     returns the final state tuple."""
     count = len(names)
-    return _loop(test, lambda *s: _normalize(body(*s), count, "loop body"), tuple(state),
+    return _loop(test, lambda *s: normalize(body(*s), count, "loop body"), tuple(state),
                  names, "a `while` loop whose condition is symbolic", user_location())
 
 
@@ -368,7 +338,7 @@ def _loop(test, body, state, names, what, loc):
                     raise UndefinedOutputError(
                         f"'{name}' is defined inside {what} ({loc}) but not before it, and it is "
                         "used after the loop; define it before the loop")
-                if not _same_python(before, after):
+                if not same_python(before, after):
                     raise LoopStateError(
                         f"'{name}' is {_describe(before)} before an iteration of {what} ({loc}) "
                         f"but {_describe(after)} after it; only numbers and arrays can change "
@@ -500,7 +470,7 @@ def for_loop(iterable, extra_test, body, state, names, opts=None):
         return np.logical_and(flag, more)
 
     def loop_body(i, *s):
-        new = _normalize(body(item(i), *s), count, "loop body")
+        new = normalize(body(item(i), *s), count, "loop body")
         return (i + step,) + new
 
     result = _loop(loop_test, loop_body, (start,) + tuple(state),
