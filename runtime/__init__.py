@@ -24,6 +24,10 @@ __all__ = [
     "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value",
 ]
 
+# The backends of other tracers: each claims its types only once its
+# library is imported, and imports nothing before.
 from autograph.runtime.jax_backend import JaxBackend  # noqa: E402
+from autograph.runtime.torch_backend import TorchBackend  # noqa: E402
 
 register_backend(JaxBackend())
+register_backend(TorchBackend())

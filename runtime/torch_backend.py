@@ -1,0 +1,526 @@
+"""The PyTorch backend: Python control flow on tensors that `torch.export`
+traces becomes torch's control-flow operators.
+
+Under `torch.export.export` (non-strict, the default) converted code meets
+fake tensors: tensors with a dtype and a shape but no data. A condition on
+one of them has no value while tracing, and:
+
+  * `if` and conditional expressions become `torch.ops.higher_order.cond`;
+  * `while` becomes `torch.ops.higher_order.while_loop`;
+  * `for` over `range()` of a traced bound becomes a `while_loop`; a `for`
+    over a tensor runs in Python (`for_loop` returns NotImplemented): its
+    length is the tensor's first dimension, known while tracing, so Python
+    unrolls it as the unconverted function does;
+  * `and`, `or` (a `cond`, which keeps the short circuit), `not`
+    (`torch.logical_not`), `assert` (`aten._assert_async`, checked when the
+    program runs), `print` and `x[i] = v` (on a copy) get their traced
+    meaning, and `len()` and `range()` accept traced bounds. `print` of a
+    traced tensor becomes torch's `print` operator, which prints when the
+    program runs; inside a `cond` or `while_loop` body, where that operator
+    fails export's checks, it prints once while tracing.
+
+Every other tensor is concrete: an eager tensor, or a fake tensor that
+holds a known constant (`torch.tensor(3)` made while tracing). The statement
+then runs as plain Python, exactly as the unconverted function does. The
+test is `_is_traced`: a tensor is traced when `torch._subclasses.fake_tensor
+.is_fake` says it has no data (this sees through functional wrappers) and it
+carries no constant. It asks nothing of the tensor's value: calling `bool()`
+and catching torch's `GuardOnDataDependentSymNode` would also tell, but it
+leaves an `item` node, an unbacked symbol and runtime asserts in the
+exported graph.
+
+Branch outputs and loop state are pytrees. Their tensor leaves, and Python
+numbers that differ between branches or change in a loop, are what torch
+carries; every other leaf (a string, None, a function, equal Python numbers,
+...) must be the same whichever way the program goes. A Python number that
+meets a tensor takes the tensor's dtype and shape when its kind (bool, int,
+float) fits in it; tensors must agree in dtype and shape.
+
+One mechanism serves every body that torch traces (branches, loop tests and
+loop bodies): `torch.cond` and `torch.while_loop` hand a function to
+`torch.compile`, which cannot run this package's runtime, so the backend
+calls the operators underneath, which trace a body with `make_fx`. Those
+see only tensors passed as operands: a body reading any other traced
+tensor (a variable of the enclosing function, a module parameter) would
+bake in a fake value. `_capture` watches the operations a body runs; a
+traced tensor that the current tracer does not know is added to the
+operands and the body is traced again (`_Retry`). The same retry settles
+types that have to widen, and gives a body copies of the variables that it
+modifies in place (`n += 1` on a tensor): torch forbids a body to modify
+its inputs.
+
+`torch.export.export(..., strict=True)` and `torch.compile` trace Python
+bytecode with dynamo, which cannot run this package's runtime: they are not
+supported.
+
+Importing this module does not import torch: the backend claims a type only
+once torch is imported, so it costs nothing to programs that do not use it.
+"""
+
+import builtins
+import sys
+
+from autograph.runtime import staging
+from autograph.runtime.backends import Backend
+from autograph.runtime.errors import (
+    BranchMismatchError,
+    LoopStateError,
+    TracingError,
+    user_location,
+)
+from autograph.runtime.staging import Retry, normalize, pack, same_python
+from autograph.runtime.undefined import Undefined, UndefinedReturnValue
+
+__all__ = ["TorchBackend", "TorchRange"]
+
+_NUMBERS = (bool, int, float)
+
+torch = pytree = None
+
+
+def _load():
+    global torch, pytree
+    if torch is None:
+        import torch as torch_module
+        import torch.utils._pytree as pytree_module
+        torch, pytree = torch_module, pytree_module
+
+
+class TorchRange:
+    """`range(start, stop, step)` with a traced bound: what a converted `for`
+    loop turns into a `while_loop`."""
+
+    __slots__ = ("start", "step", "stop")
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def __repr__(self):
+        return f"range({self.start!r}, {self.stop!r}, {self.step!r})"
+
+    def __iter__(self):
+        raise TracingError(
+            f"cannot iterate in Python over a range whose bound is traced by torch "
+            f"({user_location()}); convert the function with autograph so that the `for` "
+            "loop becomes a while_loop")
+
+
+def _is_traced(x):
+    """True for a tensor whose value is unknown while tracing."""
+    from torch._subclasses.fake_tensor import is_fake
+    return isinstance(x, torch.Tensor) and is_fake(x) and getattr(x, "constant", None) is None
+
+
+def _concrete(x):
+    """`bool(x)` if x's value is known, else None."""
+    return None if _is_traced(x) else bool(x)
+
+
+def _is_value(x):
+    return type(x) in _NUMBERS or isinstance(x, torch.Tensor)
+
+
+_KINDS = {bool: 0, int: 1, float: 2}
+
+
+def _kind(dtype):
+    return 0 if dtype == torch.bool else 2 if dtype.is_floating_point or dtype.is_complex else 1
+
+
+def _typeof(x):
+    """(shape, dtype, weak): weak for a Python number."""
+    if type(x) in _NUMBERS:
+        dtype = (torch.bool, torch.int64, torch.get_default_dtype())[_KINDS[type(x)]]
+        return ((), dtype, True)
+    return (tuple(x.shape), x.dtype, False)
+
+
+def _describe_type(t):
+    shape, dtype, weak = t
+    text = f"{str(dtype).replace('torch.', '')}[{','.join(map(str, shape))}]"
+    return text + " (from a Python number)" if weak else text
+
+
+def _merge(a, b):
+    """The type that both a and b can take as one variable, or None."""
+    if a[:2] == b[:2]:
+        return a if a[2] and b[2] else (a[0], a[1], False)
+    if a[2] and b[2]:
+        return ((), torch.promote_types(a[1], b[1]), True)
+    (weak, strong) = (a, b) if a[2] else (b, a)
+    if weak[2] and _kind(weak[1]) <= _kind(strong[1]):
+        return strong
+    return None
+
+
+def _cast(x, t):
+    """x as a tensor of type t (shape, dtype, weak)."""
+    shape, dtype, _ = t
+    if type(x) in _NUMBERS:
+        return torch.full(shape, x, dtype=dtype)
+    return x if x.dtype == dtype else x.to(dtype)
+
+
+def _pred(flag, what, loc):
+    """A traced condition as the boolean scalar tensor torch wants."""
+    if type(flag) in _NUMBERS:
+        return torch.tensor(bool(flag))
+    if flag.numel() != 1:
+        # What `bool()` of the tensor says in unconverted code.
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    if flag.dim() != 0:
+        flag = flag.reshape(())
+    return flag if flag.dtype == torch.bool else flag != 0
+
+
+def _flat(values):
+    return staging.Flat(values, pytree.tree_flatten, lambda treedef, leaves:
+                        pytree.tree_unflatten(leaves, treedef))
+
+
+_VALUES = staging.Values("tensor", ".to()", _is_value, _typeof, _merge, _describe_type)
+_describe = _VALUES.describe
+
+
+def _closure_tensors(*fns):
+    """The traced tensors that `fns` see in their closures: the first guess
+    of what their bodies read."""
+    found = []
+    for fn in fns:
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            for leaf in pytree.tree_leaves(value) if type(value) in (list, tuple, dict) else (value,):
+                if _is_traced(leaf) and not builtins.any(leaf is f for f in found):
+                    found.append(leaf)
+    return found
+
+
+def _note(values, operands):
+    """Appends to `operands` each traced tensor among `values` that the
+    current tracer does not know: one that the body reads from outside."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode, has_proxy_slot
+    mode = get_proxy_mode()
+    if mode is not None:
+        for t in pytree.tree_leaves(values):
+            if _is_traced(t) and not has_proxy_slot(t, mode.tracer) \
+                    and not builtins.any(t is o for o in operands):
+                operands.append(t)
+
+
+_depth = [0]  # how many traced bodies are running
+
+
+def _capture(operands):
+    """A context in which the operands of each torch operation go through
+    `_note`."""
+    from torch.overrides import TorchFunctionMode
+
+    class Capture(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            _note((args, kwargs), operands)
+            return func(*args, **(kwargs or {}))
+
+        def __enter__(self):
+            _depth[0] += 1
+            return super().__enter__()
+
+        def __exit__(self, *exc):
+            _depth[0] -= 1
+            return super().__exit__(*exc)
+
+    return Capture()
+
+
+def _call(fn, values, mutated, operands):
+    """`fn(*values)` as a body that torch traces: the traced tensors it reads
+    from outside join `operands`, and it gets copies of the tensors at the
+    positions in `mutated` (torch's operators forbid a body to modify its
+    inputs in place, which `x += 1` does). Returns the result and whether
+    `mutated` grew: then the body must be traced again."""
+    with _capture(operands):
+        values = [v.clone() if i in mutated else v for i, v in enumerate(values)]
+        versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
+        result = fn(*values)
+    grew = False
+    for i, (v, version) in enumerate(zip(values, versions)):
+        if version is not None and v._version != version and i not in mutated:
+            mutated.add(i)
+            grew = True
+    return result, grew
+
+
+def _fresh(out, inputs):
+    """`out`, copied if it is (a view of) an input: torch's operators do not
+    let a body's output alias its input."""
+    if builtins.any(out is i for i in inputs) or out._is_view():
+        return out.clone()
+    return out
+
+
+# cond ------------------------------------------------------------------------
+
+def _settle(records, names, what, loc, carried, stand_ins):
+    """Compares the two branches' leaves. Returns the static leaves (the
+    same Python value in both) and whether `carried` (leaf position -> the
+    type of the tensor both branches give) or `stand_ins` changed."""
+    t_flat, f_flat = records
+    for i, name in enumerate(names):
+        if t_flat.treedefs[i] != f_flat.treedefs[i]:
+            raise staging.branch_structure_error(
+                name, t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i], what, loc)
+    static, again = {}, False
+    for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves)):
+        name = names[t_flat.owner[j]]
+        # A `return` that has not run in one branch takes the other branch's
+        # value: code reads it only where the function has returned.
+        one_returns = (type(a) is UndefinedReturnValue) != (type(b) is UndefinedReturnValue) \
+            and not (type(a) is Undefined or type(b) is Undefined)
+        if one_returns:
+            a = b = b if type(a) is UndefinedReturnValue else a
+            if j not in stand_ins:
+                stand_ins.add(j)
+                again = True
+        ua, ub = type(a) is Undefined, type(b) is Undefined
+        if ua != ub:
+            raise staging.one_branch_error(name, ub, what, loc)
+        va, vb = _is_value(a), _is_value(b)
+        if not (va and vb) or type(a) in _NUMBERS and same_python(a, b):
+            if va == vb and same_python(a, b):
+                static[j] = a
+                again |= carried.pop(j, None) is not None
+                continue
+            raise staging.branch_python_error(name, _describe(a), _describe(b), what, loc)
+        merged = _merge(_typeof(a), _typeof(b))
+        if merged is None:
+            raise staging.branch_type_error(name, _describe(a), _describe(b), what, loc)
+        if carried.get(j) != merged:
+            carried[j] = merged
+            again = True
+    return static, again
+
+
+def _cond(pred, true_fn, false_fn, operands, names):
+    loc = user_location()
+    what = "an `if` whose condition is traced by torch"
+    pred = _pred(pred, what, loc)
+    count = builtins.len(names)
+    fns = (true_fn, false_fn if false_fn is not None else
+           lambda *s: pack(s, count) if builtins.len(s) == count else None)
+    inputs = [t for t in pytree.tree_leaves(list(operands)) if _is_traced(t)]
+    inputs += [t for t in _closure_tensors(true_fn, false_fn)
+               if not builtins.any(t is i for i in inputs)]
+    carried = {}      # leaf position -> type both branches give it as a tensor
+    stand_ins = set()  # leaf positions of a `return` that runs in one branch only
+    mutated = set()    # positions in `operands` of tensors that a branch modifies in place
+    for _attempt in range(8):
+        records = [None, None]
+        settled = []
+        copies = builtins.len(mutated)
+
+        def branch(k):
+            def run(*args):
+                result, _ = _call(fns[k], operands, mutated, inputs)
+                flat = records[k] = _flat(normalize(result, count, "branch"))
+                _note(flat.leaves, inputs)
+                if k == 0:  # a first guess: the true branch's tensors are carried as they are
+                    for j, leaf in enumerate(flat.leaves):
+                        if isinstance(leaf, torch.Tensor):
+                            carried.setdefault(j, _typeof(leaf))
+                else:  # torch traces the true branch first
+                    static, changed = _settle(records, names, what, loc, carried, stand_ins)
+                    settled.append(static)
+                    if changed or builtins.len(mutated) > copies \
+                            or builtins.len(inputs) > builtins.len(args):
+                        raise Retry
+                # zeros stand for a `return` that has not run in this branch
+                leaves = [False if j in stand_ins and type(leaf) is UndefinedReturnValue
+                          else leaf for j, leaf in enumerate(flat.leaves)]
+                return tuple(_fresh(_cast(leaves[j], t), args) for j, t in sorted(carried.items()))
+            return run
+
+        try:
+            from torch._higher_order_ops.cond import cond_op
+            outs = cond_op(pred, branch(0), branch(1), tuple(inputs))
+        except Retry:
+            continue
+        static, outs = settled[-1], iter(outs)
+        leaves = [next(outs) if j in carried else static[j]
+                  for j in builtins.range(builtins.len(records[0].leaves))]
+        return pack(records[0].rebuild(leaves), count)
+    raise BranchMismatchError(f"the outputs of {what} ({loc}) do not settle on one type")
+
+
+# loops -----------------------------------------------------------------------
+
+def _loop(test, body, state, names, what, loc):
+    """`while test(*state): state = body(*state)` as a `while_loop`; returns
+    the final state."""
+    from torch._higher_order_ops.while_loop import while_loop_op
+    flat = _flat(state)
+    leaves = list(flat.leaves)
+    types = {j: _typeof(leaf) for j, leaf in enumerate(leaves) if _is_value(leaf)}
+    inputs = _closure_tensors(test, body)
+    mutated = set()  # positions in `state` of tensors that the body modifies in place
+    for _attempt in range(8):
+        dynamic = sorted(types)
+        size = builtins.len(inputs)
+
+        def unflatten(carry):
+            values = list(leaves)
+            for j, v in zip(dynamic, carry):
+                values[j] = v
+            return flat.rebuild(values)
+
+        def cond_fun(*args):
+            with _capture(inputs):
+                return _pred(test(*unflatten(args)), what, loc)
+
+        def body_fun(*args):
+            result, widen = _call(body, unflatten(args), mutated, inputs)
+            new = _flat(result)
+            _note(new.leaves, inputs)
+            widen = widen or builtins.len(inputs) > size
+            widen |= staging.check_iteration(_VALUES, state, flat, leaves, types, new, names,
+                                             what, loc)
+            if widen:
+                raise Retry
+            return tuple(_fresh(_cast(new.leaves[j], types[j]), args) for j in dynamic)
+
+        init = tuple(_cast(leaves[j], types[j]) for j in dynamic)
+        try:
+            carry = while_loop_op(cond_fun, body_fun, init, tuple(inputs))
+        except Retry:
+            continue
+        return unflatten(carry)
+    raise LoopStateError(f"the loop variables of {what} ({loc}) do not settle on one dtype")
+
+
+def _for(iterable, extra_test, body, state, names):
+    loc = user_location()
+    count = builtins.len(names)
+    what = "a `for` loop over a range whose bound is traced by torch"
+    start, stop, step = iterable.start, iterable.stop, iterable.step
+
+    def loop_test(i, *s):
+        if type(step) is int:
+            flag = i < stop if step > 0 else i > stop
+        else:
+            flag = ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
+        if extra_test is None:
+            return flag
+        more = extra_test(*s)
+        if type(more) in _NUMBERS:
+            return flag if more else False
+        return torch.logical_and(flag, more)
+
+    def loop_body(i, *s):
+        return (i + step,) + normalize(body(i, *s), count, "loop body")
+
+    result = _loop(loop_test, loop_body, (start,) + tuple(state),
+                   ("<loop counter>",) + tuple(names), what, loc)
+    return result[1:]
+
+
+# builtins --------------------------------------------------------------------
+
+def _range(*args):
+    if not builtins.any(_is_traced(a) for a in args):
+        return builtins.range(*args)
+    if builtins.len(args) > 3:
+        raise TypeError(f"range expected at most 3 arguments, got {builtins.len(args)}")
+    start, stop, step = (0, args[0], 1) if builtins.len(args) == 1 else \
+        (args[0], args[1], 1) if builtins.len(args) == 2 else args
+    for a in (start, stop, step):
+        if type(a) not in (int, bool) and not (isinstance(a, torch.Tensor) and a.numel() == 1
+                                               and _kind(a.dtype) == 1):
+            raise TypeError(f"range() bounds must be integer scalars, got {_describe(a)}")
+    if type(step) is int and step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    start, stop, step = (a.reshape(()) if isinstance(a, torch.Tensor) else a
+                         for a in (start, stop, step))
+    return TorchRange(start, stop, step)
+
+
+def _len(obj):
+    if type(obj) is TorchRange:
+        step = obj.step
+        sign = (1 if step > 0 else -1) if type(step) is int else torch.sign(step)
+        return torch.clamp((obj.stop - obj.start + step - sign) // step, min=0)
+    return builtins.len(obj)
+
+
+_BUILTINS = {builtins.range: _range, builtins.len: _len}
+
+
+def _template(args, sep, end):
+    """A format string for torch's print: `print(*args, sep, end)` with the
+    tensors as `{}` slots."""
+    parts = ["{}" if isinstance(a, torch.Tensor) else str(a).replace("{", "{{").replace("}", "}}")
+             for a in args]
+    return sep.join(parts) + end[:-1]
+
+
+class TorchBackend(staging.StagingBackend):
+    """Stages control flow on traced tensors into torch's control-flow
+    operators."""
+
+    name = "torch"
+    traced_by = "torch"
+
+    def owns_type(self, cls):
+        if issubclass(cls, TorchRange):
+            return True
+        if "torch" not in sys.modules:
+            return False
+        _load()
+        return issubclass(cls, torch.Tensor)
+
+    def concrete(self, value):
+        return _concrete(value)
+
+    def stage_cond(self, pred, true_fn, false_fn, operands, names):
+        return _cond(pred, true_fn, false_fn, operands, names)
+
+    def stage_loop(self, test, body, state, names, what, loc):
+        return _loop(test, body, state, names, what, loc)
+
+    def logical_not(self, value):
+        return torch.logical_not(value)
+
+    def for_loop(self, iterable, extra_test, body, state, names, opts):
+        if type(iterable) is TorchRange:
+            return _for(iterable, extra_test, body, state, names)
+        return NotImplemented
+
+    def print_(self, *args, sep=" ", end="\n", **kwargs):
+        sep = " " if sep is None else sep
+        end = "\n" if end is None else end
+        # torch's print operator fails export's checks inside a cond or
+        # while_loop body; there the print runs once, while tracing.
+        if kwargs or not end.endswith("\n") or _depth[0] \
+                or not builtins.any(_is_traced(a) for a in args):
+            return builtins.print(*args, sep=sep, end=end, **kwargs)
+        from torch._higher_order_ops.print import print as print_op
+        print_op(_template(args, sep, end), *[a for a in args if isinstance(a, torch.Tensor)])
+        return None
+
+    def assert_(self, test, msg_fn):
+        concrete = _concrete(test)
+        if concrete is not None:
+            return Backend.assert_(self, concrete, msg_fn)
+        loc = user_location()
+        message = msg_fn() if msg_fn is not None else f"assertion failed ({loc})"
+        torch._assert_async(_pred(test, "an `assert`", loc), str(message))
+        return None
+
+    def setitem(self, target, index, value):
+        if _is_traced(target):
+            target = target.clone()
+        target[index] = value
+        return target
+
+    def builtin(self, func):
+        return _BUILTINS.get(func)
