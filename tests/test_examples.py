@@ -69,3 +69,12 @@ def test_jax_jit():
     assert "# gradient through the loop: [ 2. -1.  6.  8.]" in out
     assert "# jax.jit(to_graph(newton_sqrt))(2.0) = 1.414213" in out
     assert "scan[" in out and "cond[" in out
+
+
+def test_torch_export():
+    pytest.importorskip("torch")
+    out = run_example("torch_export.py")
+    assert "# plain torch.export fails: GuardOnDataDependentSymNode" in out
+    for n, steps in ((27, 111), (6, 8), (1, 0)):  # the Collatz sequence of n takes `steps` steps
+        assert f"# eager: collatz_steps({n}) = {steps}; exported: {steps}" in out
+    assert "torch.ops.higher_order.while_loop(" in out
