@@ -295,3 +295,16 @@ def test_readme_example_matches_to_code():
     assert side_by_side and side_by_side[0] == generated
     assert autograph.to_graph(namespace["square_if_positive"])(9.0) == 81.0
     assert textwrap.dedent(generated).startswith("def square_if_positive(x):")
+
+
+def test_importing_autograph_imports_neither_jax_nor_torch():
+    """The JAX and PyTorch backends claim types only once their library is
+    imported; a program that uses neither never pays for them."""
+    import subprocess
+    import sys
+    code = ("import sys, autograph\n"
+            "autograph.to_graph(lambda x: x if x else -x)(1)\n"
+            "print(sorted(m for m in ('jax', 'torch') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120, check=True)
+    assert result.stdout.strip() == "[]"
