@@ -320,9 +320,7 @@ def _for(iterable, extra_test, body, state, names):
         start, stop, step = iterable.start, iterable.stop, iterable.step
 
         def in_range(i):
-            if type(step) is int:
-                return i < stop if step > 0 else i > stop
-            return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
+            return staging.in_range(i, stop, step)
 
         def item(i):
             return i
@@ -386,17 +384,9 @@ def _for(iterable, extra_test, body, state, names):
 def _range(*args):
     if not builtins.any(_is_abstract(a) for a in args):
         return builtins.range(*args)
-    if builtins.len(args) > 3:
-        raise TypeError(f"range expected at most 3 arguments, got {builtins.len(args)}")
-    start, stop, step = (0, args[0], 1) if builtins.len(args) == 1 else \
-        (args[0], args[1], 1) if builtins.len(args) == 2 else args
-    for a in (start, stop, step):
-        if type(a) not in (int, bool) and not (_is_tracer(a) and jnp.ndim(a) == 0
-                                               and jnp.issubdtype(a.dtype, jnp.integer)):
-            raise TypeError(f"range() bounds must be integer scalars, got {_describe(a)}")
-    if type(step) is int and step == 0:
-        raise ValueError("range() arg 3 must not be zero")
-    return JaxRange(start, stop, step)
+    return JaxRange(*staging.range_bounds(
+        args, _is_tracer,
+        lambda a: jnp.ndim(a) == 0 and jnp.issubdtype(a.dtype, jnp.integer), _describe))
 
 
 def _len(obj):

@@ -11,6 +11,8 @@ share (the JAX and PyTorch backends; the numpy tracer uses the conventions):
 A backend describes its values with a `Values` object.
 """
 
+import operator
+
 from autograph.runtime.backends import Backend
 from autograph.runtime.errors import (
     BranchMismatchError,
@@ -21,8 +23,8 @@ from autograph.runtime.errors import (
 )
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
-__all__ = ["Flat", "Retry", "StagingBackend", "Values", "check_iteration", "describe_marker", "normalize", "pack",
-           "same_python"]
+__all__ = ["Flat", "Retry", "StagingBackend", "Values", "check_iteration", "describe_marker", "in_range",
+           "normalize", "pack", "range_bounds", "same_python"]
 
 
 class Values:
@@ -114,6 +116,39 @@ class Flat:
             out.append(self.unflatten(treedef, leaves[pos:pos + n]))
             pos += n
         return tuple(out)
+
+
+# range() with a traced bound ---------------------------------------------------
+
+def range_bounds(args, is_traced, is_integer_scalar, describe=repr):
+    """(start, stop, step) of `range(*args)` where some bound is traced,
+    checked as Python checks them: a traced bound must be an integer scalar
+    (`is_integer_scalar`), any other must be an index."""
+    if len(args) == 1:
+        start, stop, step = 0, args[0], 1
+    elif len(args) == 2:
+        (start, stop), step = args, 1
+    elif len(args) == 3:
+        start, stop, step = args
+    else:
+        raise TypeError(f"range expected at most 3 arguments, got {len(args)}")
+    for a in (start, stop, step):
+        if is_traced(a):
+            if not is_integer_scalar(a):
+                raise TypeError(f"range() bounds must be integer scalars, got {describe(a)}")
+        elif type(a) is not int and type(a) is not bool:
+            operator.index(a)
+    if type(step) is int and step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    return start, stop, step
+
+
+def in_range(i, stop, step):
+    """Whether counter `i` has not passed `stop`, for a positive or negative
+    (or traced) `step`."""
+    if type(step) is int:
+        return i < stop if step > 0 else i > stop
+    return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
 
 
 # Branches ---------------------------------------------------------------------

@@ -75,15 +75,16 @@ __all__ = ["TorchBackend", "TorchRange"]
 
 _NUMBERS = (bool, int, float)
 
-torch = pytree = None
+torch = pytree = is_fake = None
 
 
 def _load():
-    global torch, pytree
+    global torch, pytree, is_fake
     if torch is None:
         import torch as torch_module
         import torch.utils._pytree as pytree_module
-        torch, pytree = torch_module, pytree_module
+        from torch._subclasses.fake_tensor import is_fake as is_fake_function
+        torch, pytree, is_fake = torch_module, pytree_module, is_fake_function
 
 
 class TorchRange:
@@ -107,7 +108,6 @@ class TorchRange:
 
 def _is_traced(x):
     """True for a tensor whose value is unknown while tracing."""
-    from torch._subclasses.fake_tensor import is_fake
     return isinstance(x, torch.Tensor) and is_fake(x) and getattr(x, "constant", None) is None
 
 
@@ -405,10 +405,7 @@ def _for(iterable, extra_test, body, state, names):
     start, stop, step = iterable.start, iterable.stop, iterable.step
 
     def loop_test(i, *s):
-        if type(step) is int:
-            flag = i < stop if step > 0 else i > stop
-        else:
-            flag = ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
+        flag = staging.in_range(i, stop, step)
         if extra_test is None:
             return flag
         more = extra_test(*s)
@@ -429,19 +426,10 @@ def _for(iterable, extra_test, body, state, names):
 def _range(*args):
     if not builtins.any(_is_traced(a) for a in args):
         return builtins.range(*args)
-    if builtins.len(args) > 3:
-        raise TypeError(f"range expected at most 3 arguments, got {builtins.len(args)}")
-    start, stop, step = (0, args[0], 1) if builtins.len(args) == 1 else \
-        (args[0], args[1], 1) if builtins.len(args) == 2 else args
-    for a in (start, stop, step):
-        if type(a) not in (int, bool) and not (isinstance(a, torch.Tensor) and a.numel() == 1
-                                               and _kind(a.dtype) == 1):
-            raise TypeError(f"range() bounds must be integer scalars, got {_describe(a)}")
-    if type(step) is int and step == 0:
-        raise ValueError("range() arg 3 must not be zero")
-    start, stop, step = (a.reshape(()) if isinstance(a, torch.Tensor) else a
-                         for a in (start, stop, step))
-    return TorchRange(start, stop, step)
+    bounds = staging.range_bounds(
+        args, lambda a: isinstance(a, torch.Tensor),
+        lambda a: a.numel() == 1 and _kind(a.dtype) == 1, _describe)
+    return TorchRange(*(a.reshape(()) if isinstance(a, torch.Tensor) else a for a in bounds))
 
 
 def _len(obj):

@@ -4,6 +4,7 @@ import builtins
 import operator
 
 import numpy as np
+from autograph.runtime import staging
 from autograph.runtime.backends import Backend
 from autograph.runtime.tracer import context, control_flow, numpy_api
 from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange, SymbolicZip
@@ -90,23 +91,8 @@ def _len(obj):
 def _range(*args):
     if not any(_is_sym(a) for a in args):
         return builtins.range(*args)
-    if len(args) == 1:
-        start, stop, step = 0, args[0], 1
-    elif len(args) == 2:
-        (start, stop), step = args, 1
-    elif len(args) == 3:
-        start, stop, step = args
-    else:
-        raise TypeError(f"range expected at most 3 arguments, got {len(args)}")
-    for a in (start, stop, step):
-        if _is_sym(a):
-            if a.shape != () or a.dtype.kind not in "iub":
-                raise TypeError(f"range() bounds must be integer scalars, got {a!r}")
-        elif type(a) is not int and type(a) is not bool:
-            operator.index(a)
-    if step == 0 if type(step) is int else False:
-        raise ValueError("range() arg 3 must not be zero")
-    return SymbolicRange(start, stop, step)
+    return SymbolicRange(*staging.range_bounds(
+        args, _is_sym, lambda a: a.shape == () and a.dtype.kind in "iub"))
 
 
 def _loopable(x):

@@ -9,6 +9,7 @@ same whichever way the program goes.
 """
 
 import numpy as np
+from autograph.runtime import staging
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging import normalize, pack, same_python
 from autograph.runtime.tracer import context, numpy_api, trees
@@ -413,9 +414,7 @@ def for_loop(iterable, extra_test, body, state, names, opts=None):
         start, stop, step = iterable.start, iterable.stop, iterable.step
 
         def in_range(i):
-            if _is_num(step):
-                return i < stop if step > 0 else i > stop
-            return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))
+            return staging.in_range(i, stop, step)
 
         def item(i):
             return i
