@@ -1,0 +1,46 @@
+"""Benchmark tables go into the docs from here, never by hand.
+
+`publish(name, text)` prints `text` and writes it into `docs/performance.md`
+between the markers `<!-- table:NAME -->` and `<!-- /table:NAME -->`,
+replacing what stood there; a table the page does not have yet is added at
+its end. `--no-write` on a script (passed here as `write=False`) only prints.
+"""
+
+import os
+import re
+
+PAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "performance.md")
+
+__all__ = ["PAGE", "markdown", "publish"]
+
+
+def markdown(header, rows, align=None):
+    """A Markdown table: `header` is a list of column titles, `rows` lists of
+    cells (converted with str), `align` a string of 'l'/'r' per column."""
+    align = align or "l" + "r" * (len(header) - 1)
+    rule = ["---" if a == "l" else "---:" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def publish(name, text, write=True, page=PAGE):
+    """Prints `text`; with `write`, puts it into `page` between the markers of `name`."""
+    print(text)
+    if not write:
+        return
+    start, end = f"<!-- table:{name} -->", f"<!-- /table:{name} -->"
+    block = f"{start}\n{text.rstrip()}\n{end}"
+    try:
+        with open(page, encoding="utf-8") as f:
+            content = f.read()
+    except FileNotFoundError:
+        content = "# Performance\n"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+    if pattern.search(content):
+        content = pattern.sub(lambda _: block, content)
+    else:
+        content = content.rstrip("\n") + "\n\n" + block + "\n"
+    os.makedirs(os.path.dirname(page), exist_ok=True)
+    with open(page, "w", encoding="utf-8") as f:
+        f.write(content)
