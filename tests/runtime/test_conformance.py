@@ -290,6 +290,16 @@ def item_updates(xp):
     return f
 
 
+def dicts_in_another_order(xp):
+    def f(x):
+        if x > 0:
+            d = {"a": x, "b": 2 * x}
+        else:
+            d = {"b": 3 * x, "a": -x}
+        return d["a"], d["b"]
+    return f
+
+
 S, V = np.float64, np.array
 SCALARS = [(S(2.0),), (S(0.5),), (S(-1.0),)]
 VECTORS = [(V([1.0, 2.0, 3.0]),), (V([1.0, -2.0, 3.0]),), (V([-1.0, 2.0, -3.0]),)]
@@ -315,6 +325,7 @@ PROGRAMS = [
     (nested_loops, COUNTS),
     (python_number_widening, SCALARS),
     (item_updates, VECTORS),
+    (dicts_in_another_order, SCALARS),
 ]
 
 #: Programs whose unconverted form cannot run eagerly on JAX arrays (they
