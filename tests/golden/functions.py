@@ -171,7 +171,7 @@ def loop_options(x):
 def closure_in_loop(n):
     fns = []
     for i in range(n):
-        fns.append(lambda: i)
+        fns.append(lambda: i)  # noqa: B023 - late binding is what this case pins
     return [f() for f in fns]
 
 
