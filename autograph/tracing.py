@@ -20,6 +20,7 @@ import numpy as np
 from autograph.runtime.tracer import context, passes, trees
 from autograph.runtime.tracer.executor import compile_graph
 from autograph.runtime.tracer.graph import Graph
+from autograph.runtime.tracer.results import copy_result, protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
 __all__ = ["ConcreteFunction", "Graph", "Spec", "TracedFunction", "function", "py_function"]
@@ -141,6 +142,7 @@ class ConcreteFunction:
         self.traced_graph = graph
         optimized, _ = graph.clone()
         passes.optimize(optimized)
+        protect_results(graph, graph.outputs, optimized)
         self.graph = optimized
         self.output_tree = output_tree
         self.arg_names = arg_names
@@ -156,7 +158,8 @@ class ConcreteFunction:
     def _call_tree(self, *leaves):
         results = self._fn(*leaves)
         it = iter(results)
-        return trees.map_leaves(lambda v: next(it) if v is _OUT else v, self.output_tree)
+        # Arrays the trace computed in Python (`np.zeros(3)`) are new in every call, as in eager code.
+        return trees.map_leaves(lambda v: next(it) if v is _OUT else copy_result(v), self.output_tree)
 
     def __str__(self):
         return str(self.graph)

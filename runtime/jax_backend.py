@@ -545,6 +545,8 @@ class JaxBackend(staging.StagingBackend):
         return None
 
     def setitem(self, target, index, value):
+        if isinstance(target, np.ndarray):
+            target = jnp.asarray(target)   # `out = np.zeros(3)`, then `out[i] = traced`
         return target.at[index].set(value)
 
     def builtin(self, func):

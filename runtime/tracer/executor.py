@@ -14,6 +14,7 @@ import re
 import numpy as np
 from autograph.runtime.tracer import inplace, passes, trees
 from autograph.runtime.tracer.errors import TracingError
+from autograph.runtime.tracer.results import protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
 __all__ = ["CompiledGraph", "compile_graph", "run_fetches"]
@@ -711,6 +712,7 @@ def run_fetches(graph, fetches, feed_dict):
         clone, mapping = graph.clone()
         clone.outputs = [mapping[v] for v in wanted]
         passes.optimize(clone)
+        protect_results(graph, wanted, clone)
         used = passes.used_values(clone)
         needed = [p for p, q in zip(graph.params, clone.params) if q in used]
         entry = cache[key] = (compile_graph(clone), needed)

@@ -164,33 +164,51 @@ def unary(ufunc, pyop, a):
 
 # Functions with special meanings.
 
-def _asarray(a, dtype=None, *args, **kwargs):
+def _asarray(a, dtype=None, order=None, *, copy=None, ndmin=0, **ignored):
+    """`np.asarray(a, dtype, copy=copy)` of a symbolic `a`: `a` itself where
+    numpy would return it, else a new value (a copy or a cast)."""
     if not is_symbolic(a):
         with context.suspended():
             return np.asarray(a, dtype)
-    if dtype is None or np.dtype(dtype) == a.dtype and not a.weak:
-        if a.weak:
-            return context.emit_call("asarray", np.asarray, (a,))
-        return a
-    return astype(a, dtype)
+    if dtype is not None and (np.dtype(dtype) != a.dtype or a.weak):
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        result = astype(a, dtype)
+    elif a.weak:
+        result = context.emit_call("asarray", np.asarray, (a,))
+    elif copy:
+        result = context.emit_call("copy", np.copy, (a,))
+    else:
+        result = a
+    if ndmin > result.ndim:
+        result = getitem(result, (None,) * (ndmin - result.ndim) + (Ellipsis,))
+    return result
+
+
+def _array(a, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    """`np.array`: a copy unless `copy` is False or None."""
+    return _asarray(a, dtype, copy=copy, ndmin=ndmin)
+
+
+def _copy(a, order="K", subok=False):
+    """`np.copy`, `x.copy()`: always a new array, which the caller may write into."""
+    return _asarray(a, copy=True)
 
 
 def asarray_override(func):
     """`np.asarray` and friends for the call hook: numpy converts their
     argument with `__array__`, which cannot return a symbolic array."""
+    convert = _array if func is np.array else _asarray
+
     def impl(a, dtype=None, *args, **kwargs):
         if is_symbolic(a):
-            return _asarray(a, dtype)
+            return convert(a, dtype, *args, **kwargs)
         if type(a) in (list, tuple) and any(is_symbolic(v) for v in trees.leaves(a)):
             result = np.stack([impl(v) if type(v) in (list, tuple) else v for v in a])
             return result if dtype is None else astype(result, dtype)
         return func(a, dtype, *args, **kwargs)
     impl.__name__ = func.__name__
     return impl
-
-
-def _copy(a, *args, **kwargs):
-    return a if is_symbolic(a) and not a.weak else _asarray(a)
 
 
 def _np_shape(a):
@@ -206,7 +224,7 @@ def _np_size(a, axis=None):
 
 
 _SPECIAL = {
-    np.asarray: _asarray, np.asanyarray: _asarray, np.array: _asarray,
+    np.asarray: _asarray, np.asanyarray: _asarray, np.array: _array,
     np.ascontiguousarray: _asarray, np.copy: _copy,
     np.shape: _np_shape, np.ndim: _np_ndim, np.size: _np_size,
 }
@@ -235,7 +253,16 @@ def getitem(x, index):
 
 def setitem(target, index, value):
     """Functional `target[index] = value`: a new value; the target keeps its
-    dtype and shape (numpy casts `value` as the assignment would)."""
+    dtype and shape (numpy casts `value` as the assignment would). A
+    concrete array target (`out = np.zeros(3)` in the traced function) is
+    updated functionally too when the index or value is symbolic."""
+    if not is_symbolic(target):
+        if type(target) is not np.ndarray:
+            target[index] = value   # Python's own error, as eager code gives it
+            return target
+        if not target.flags.writeable:
+            raise ValueError("assignment destination is read-only")
+        return context.emit_call("setitem", inplace.setitem_impl, (target, index, value))
     if target.weak:
         raise TypeError("a Python scalar does not support item assignment")
     return context.emit_call("setitem", inplace.setitem_impl, (target, index, value))
