@@ -7,8 +7,10 @@ function raises `UnsupportedFunctionError`, which names it and points to
 `autograph.py_function`.
 
 Result shapes and dtypes are numpy's own: they come from running the very
-numpy function on stand-in values of the inputs' dtypes (see
-`context.infer`), so promotion follows NEP 50 with Python scalars weak.
+numpy function on stand-in values of the inputs' dtypes (zeros, ones, or
+identity matrices where numpy refuses singular ones; see `context.infer`),
+so promotion follows NEP 50 with Python scalars weak. Functions that return
+a tuple, list or namedtuple (`np.linalg.eigh`) stage one output per item.
 """
 
 import operator
@@ -33,7 +35,19 @@ __all__ = [
     "unary",
 ]
 
-_SUPPORTED_NAMES = ["sum", "mean", "max", "min", "amax", "amin", "prod", "any", "all", "argmax", "argmin", "nansum", "nanmean", "nanmax", "nanmin", "where", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "cross", "kron", "reshape", "transpose", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "split", "array_split", "zeros_like", "ones_like", "full_like", "empty_like", "clip", "cumsum", "cumprod", "diff", "asarray", "asanyarray", "array", "ascontiguousarray", "copy", "round", "around", "squeeze", "expand_dims", "broadcast_to", "broadcast_arrays", "swapaxes", "moveaxis", "rollaxis", "ravel", "flip", "fliplr", "flipud", "roll", "sort", "argsort", "std", "var", "median", "average", "percentile", "quantile", "trace", "diagonal", "diag", "tril", "triu", "tile", "repeat", "take", "take_along_axis", "nonzero", "argwhere", "count_nonzero", "isclose", "allclose", "array_equal", "nan_to_num", "atleast_1d", "atleast_2d", "atleast_3d", "searchsorted", "digitize", "interp", "convolve", "meshgrid", "real", "imag", "angle", "conj"]
+_SUPPORTED_NAMES = [
+    "sum", "mean", "max", "min", "amax", "amin", "prod", "any", "all", "argmax", "argmin", "nansum",
+    "nanmean", "nanmax", "nanmin", "where", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "cross",
+    "kron", "reshape", "transpose", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack",
+    "split", "array_split", "zeros_like", "ones_like", "full_like", "empty_like", "clip", "cumsum", "cumprod",
+    "diff", "asarray", "asanyarray", "array", "ascontiguousarray", "copy", "round", "around", "squeeze",
+    "expand_dims", "broadcast_to", "broadcast_arrays", "swapaxes", "moveaxis", "rollaxis", "ravel", "flip",
+    "fliplr", "flipud", "roll", "sort", "argsort", "std", "var", "median", "average", "percentile",
+    "quantile", "trace", "diagonal", "diag", "tril", "triu", "tile", "repeat", "take", "take_along_axis",
+    "nonzero", "argwhere", "count_nonzero", "isclose", "allclose", "array_equal", "nan_to_num", "atleast_1d",
+    "atleast_2d", "atleast_3d", "searchsorted", "digitize", "interp", "convolve", "meshgrid", "real", "imag",
+    "angle", "conj"
+]
 
 _LINALG_NAMES = ["norm", "inv", "det", "solve", "pinv", "cholesky", "eigh", "qr", "svd", "slogdet", "matrix_power"]
 
