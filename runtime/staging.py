@@ -12,6 +12,7 @@ A backend describes its values with a `Values` object.
 """
 
 import operator
+import reprlib
 
 from autograph.runtime.backends import Backend
 from autograph.runtime.errors import (
@@ -48,7 +49,7 @@ class Values:
             return f"a Python {type(x).__name__} ({x!r})"
         if self.is_value(x):
             return self.describe_type(self.typeof(x))
-        return f"a Python {type(x).__name__}"
+        return f"a Python {type(x).__name__} ({reprlib.repr(x)})"
 
 
 class Retry(Exception):

@@ -8,6 +8,8 @@ promotion of it stays as in eager code; other Python objects must be the
 same whichever way the program goes.
 """
 
+import reprlib
+
 import numpy as np
 from autograph.runtime import staging
 from autograph.runtime.errors import user_location
@@ -68,7 +70,7 @@ def _describe(x):
         return format_type(x)
     if _is_num(x):
         return f"a Python {type(x).__name__} ({x!r})"
-    return f"a Python {type(x).__name__}"
+    return f"a Python {type(x).__name__} ({reprlib.repr(x)})"
 
 
 def _describe_aval(aval):

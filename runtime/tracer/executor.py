@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 from autograph.runtime.tracer import inplace, passes, trees
+from autograph.runtime.tracer.casting import cast
 from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.results import protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
@@ -731,7 +732,9 @@ def run_fetches(graph, fetches, feed_dict):
 
 
 def _feed(placeholder, value):
-    array = np.asarray(value, placeholder.dtype)
+    from autograph.runtime.tracer.graph import format_type
+    name = f"placeholder {placeholder.name!r}" if placeholder.name else "a placeholder"
+    array = cast(value, placeholder.dtype, f"the value fed to {name} ({format_type(placeholder)})")
     shape = placeholder.shape
     if array.ndim != len(shape) or any(d is not None and d != a for d, a in zip(shape, array.shape)):
         raise ValueError(
