@@ -161,7 +161,8 @@ def _dummy_maker(stand_in, fill):
 
 def _run(fn, args, kwargs, stand_in, fills):
     """`fn` on stand-ins, with the first of `fills` that numpy accepts (all
-    zeros are singular: `inv` refuses them, `average` divides by their sum)."""
+    zeros are singular: `inv` refuses them, `average` divides by their sum):
+    (result, fill)."""
     first_error = None
     for fill in fills:
         dummy = _dummy_maker(stand_in, fill)
@@ -170,7 +171,7 @@ def _run(fn, args, kwargs, stand_in, fills):
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return fn(*a, **k)
+                return fn(*a, **k), fill
         except Exception as e:
             if first_error is None:
                 first_error = e
@@ -193,10 +194,11 @@ def infer(fn, args, kwargs):
     contents 0 then 1, or identity matrices where numpy refuses those);
     dimensions that differ between the runs are unknown (None): they depend
     on unknown input dimensions or on the data."""
-    first = _run(fn, args, kwargs, 2, (0, 1, "eye"))
+    first, fill = _run(fn, args, kwargs, 2, (0, 1, "eye"))
     avals, multi = _avals(first)
     try:
-        second = _run(fn, args, kwargs, 3, (1, 0, "eye"))
+        # Other contents first: a result shape that depends on them differs.
+        second, _ = _run(fn, args, kwargs, 3, [f for f in (1, "eye", 0) if f != fill] + [fill])
     except Exception:
         return avals, multi
     avals2, _ = _avals(second)
