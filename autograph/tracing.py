@@ -20,7 +20,7 @@ import numpy as np
 from autograph.runtime.tracer import context, passes, trees
 from autograph.runtime.tracer.casting import cast
 from autograph.runtime.tracer.executor import compile_graph
-from autograph.runtime.tracer.graph import Graph
+from autograph.runtime.tracer.graph import Graph, format_type
 from autograph.runtime.tracer.results import copy_result, protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
@@ -173,8 +173,11 @@ class ConcreteFunction:
     """One traced graph of an `autograph.function`, compiled for numpy.
     Call it with arguments of the signature it was traced for."""
 
-    def __init__(self, name, graph, output_tree, arg_names):
+    def __init__(self, name, graph, output_tree, arg_names, static=None):
         self.name = name
+        # The arguments' Python values (numbers, strings, ...), which the
+        # trace took as constants; arrays as _ARRAY.
+        self._static = static
         self.traced_graph = graph
         optimized, _ = graph.clone()
         passes.optimize(optimized)
@@ -189,7 +192,23 @@ class ConcreteFunction:
         self._call_leaves = self._fn if self._simple else self._call_tree
 
     def __call__(self, *args, **kwargs):
-        return self._call_leaves(*_array_leaves((args, kwargs)))
+        """Runs the graph; the arguments must be of the signature it was
+        traced for: arrays of the placeholders' dtypes and shapes, the same
+        Python values."""
+        if self._static is not None and _static_key((args, kwargs)) != self._static:
+            raise TypeError(f"{self.name} was traced for other Python values or argument structure than "
+                            "these; call the autograph.function itself, which traces again for new ones")
+        leaves = _array_leaves((args, kwargs))
+        params = self.traced_graph.params
+        if len(leaves) != len(params):
+            raise TypeError(f"{self.name} was traced for {len(params)} array arguments, got {len(leaves)}")
+        for leaf, p in zip(leaves, params, strict=True):
+            if isinstance(leaf, Spec) or leaf.dtype != p.dtype or leaf.ndim != len(p.shape) or any(
+                    d is not None and d != n for d, n in zip(p.shape, leaf.shape, strict=True)):
+                got = repr(leaf) if isinstance(leaf, Spec) else f"{leaf.dtype.name}{list(leaf.shape)}"
+                raise TypeError(f"argument '{p.name}' of {self.name} is {got}, the graph was traced for "
+                                f"{format_type(p)}")
+        return self._call_leaves(*leaves)
 
     def _call_tree(self, *leaves):
         results = self._fn(*leaves)
@@ -246,7 +265,14 @@ def _trace(name, python_function, args, kwargs, arg_names):
     graph.outputs = outputs
     if tree is _OUT:
         tree = None
-    return ConcreteFunction(name, graph, tree, arg_names)
+    return ConcreteFunction(name, graph, tree, arg_names, _static_key((args, kwargs)))
+
+
+_ARRAY = object()
+
+
+def _static_key(args):
+    return trees.map_leaves(lambda leaf: _ARRAY if _is_input(leaf) else _key(leaf), args)
 
 
 def _with_placeholders(value, path, make):

@@ -186,3 +186,30 @@ def test_branch_mismatch_between_strings_shows_both():
     assert str(info.value).startswith(
         "'s' is a Python str ('positive') in the true branch but a Python str ('negative') in the false "
         "branch of an `if` whose condition is symbolic (")
+
+
+# A concrete function checks its arguments
+
+def scale(x, n):
+    return x * n
+
+
+@pytest.mark.parametrize("args, message", [
+    ((np.ones(3), 3), "argument 'x' of scale is float64[3], the graph was traced for float64[2]"),
+    ((np.ones(2, np.float32), 3), "argument 'x' of scale is float32[2], the graph was traced for float64[2]"),
+    ((np.ones(2), 5), "scale was traced for other Python values or argument structure than these; call the "
+                      "autograph.function itself, which traces again for new ones"),
+    ((np.ones(2),), "scale was traced for other Python values or argument structure than these; call the "
+                    "autograph.function itself, which traces again for new ones"),
+])
+def test_concrete_function_refuses_other_signatures(args, message):
+    concrete = function(scale).get_concrete_function(np.ones(2), 3)
+    np.testing.assert_array_equal(concrete(np.full(2, 2.0), 3), scale(np.full(2, 2.0), 3))
+    with pytest.raises(TypeError) as info:
+        concrete(*args)
+    assert str(info.value) == message
+
+
+def test_concrete_function_of_a_spec_takes_any_matching_shape():
+    concrete = function(scale).get_concrete_function(Spec((None,)), 2)
+    np.testing.assert_array_equal(concrete(np.ones(5), 2), scale(np.ones(5), 2))
