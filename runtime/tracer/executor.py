@@ -10,6 +10,7 @@ shape check at run time.
 import math
 import operator
 import re
+from collections import deque
 
 import numpy as np
 from autograph.runtime.tracer import inplace, passes, trees
@@ -17,6 +18,10 @@ from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
 __all__ = ["CompiledGraph", "compile_graph", "run_fetches"]
+
+#: How deep single-use values nest into one expression before they get a
+#: statement of their own (Python's parser allows 200 parentheses).
+MAX_INLINE_DEPTH = 8
 
 
 _INFIX = {
@@ -200,7 +205,7 @@ class _Codegen:
     registers to Python names (coalescing copies whose variables do not
     interfere) and prints the statements.
 
-    Statements: ("line", defs, multi, text) | ("move", dsts, srcs, weight) |
+    Statements: ("line", defs, multi, text, node) | ("move", dsts, srcs, weight) |
     ("if", test, then, else) | ("loop", head, test, flag, body) with head
     None (a `while`) or (defs, header text) (a `for`) | ("return", text).
     Registers appear in texts as tokens "\\x01<n>\\x02"."""
@@ -328,12 +333,12 @@ class _Codegen:
                     target, index, value = node.args
                     name = self.render(target)
                     stmts.append(("line", [], False,
-                                  f"{name}[{self.render(index)}] = {self.render(value)}"))
+                                  f"{name}[{self.render(index)}] = {self.render(value)}", node))
                     self.regs[node.outputs[0]] = self.reg(target)
                     continue
                 rhs = self.call(node)
                 outs = [self.reg(v) for v in node.outputs]
-                stmts.append(("line", outs, len(outs) != 1 or bool(node.attrs.get("multi")), rhs))
+                stmts.append(("line", outs, len(outs) != 1 or bool(node.attrs.get("multi")), rhs, node))
             elif kind == "cond":
                 outs = [self.reg(v) for v in node.outputs]
                 test = self.render(node.args[0])
@@ -372,7 +377,7 @@ class _Codegen:
                     and not test_stmts[0][2]:
                 better = self.truth(flag_node)
                 if better is not None:
-                    test_stmts = [("line", test_stmts[0][1], False, better)]
+                    test_stmts = [("line", test_stmts[0][1], False, better, flag_node)]
         else:
             if form.form in ("iter", "enumerate"):
                 item = self.reg(form.items[0].outputs[0])
@@ -508,15 +513,22 @@ class _Codegen:
         return f"v{self.find(r)}"
 
     def sub(self, text):
+        """`text` with registers as names, or as the expression inlined for
+        them; `self.depth_used`: the deepest inlined expression it took."""
+        self.depth_used = 0
+        self.nodes_used = []
         if "\x01" not in text:
             return text
         whole = _TOKEN.fullmatch(text) is not None
 
         def replace(m):
             r = self.find(int(m.group(1)))
-            expr = self.inline.pop(r, None)
-            if expr is None:
+            entry = self.inline.pop(r, None)
+            if entry is None:
                 return f"v{r}"
+            expr, depth, nodes = entry
+            self.depth_used = max(self.depth_used, depth)
+            self.nodes_used += nodes
             return expr if whole or _atomic(expr) else f"({expr})"
         return _TOKEN.sub(replace, text)
 
@@ -584,72 +596,137 @@ class _Codegen:
             return " ".join(s[2])
         return None
 
-    def emit(self, stmts, indent, lines, trailing=None):
-        """Prints `stmts`; `trailing`: the text evaluated right after them."""
-        pad = "    " * indent
+    def emit(self, stmts, trailing=None):
+        """The printable items of `stmts`; `trailing`: the text evaluated
+        right after them. Items: ("line", text, nodes) | ("if", clauses,
+        else_items) with clauses [(test, items, nodes)] | ("block", header,
+        items, nodes); `nodes` lists the (expression, node) pairs a line
+        evaluates, for errors at run time."""
+        items = []
         for i, s in enumerate(stmts):
             kind = s[0]
             following = self.evaluated(stmts[i + 1]) if i + 1 < len(stmts) else trailing
             r = self.inlinable(s, following)
             if r is not None:
-                self.inline[r] = self.sub(s[3])
+                text = self.sub(s[3])
+                depth = self.depth_used + 1
+                nodes = self.nodes_used + [(text, s[4])]
+                if depth <= MAX_INLINE_DEPTH:
+                    self.inline[r] = (text, depth, nodes)
+                    continue
+                # Deep enough: a statement of its own, so that no expression
+                # nests without bound (the parser's limits).
+                items.append(("line", f"{self.name(s[1][0])} = {text}", nodes))
                 continue
             if kind == "line":
                 defs, multi, text = s[1], s[2], self.sub(s[3])
+                nodes = self.nodes_used + [(text, s[4])]
                 if not defs:
-                    lines.append(pad + text)
+                    items.append(("line", text, nodes))
                 elif multi:
-                    lines.append(pad + "".join(self.name(d) + ", " for d in defs) + "= " + text)
+                    items.append(("line", "".join(self.name(d) + ", " for d in defs) + "= " + text, nodes))
                 else:
-                    lines.append(f"{pad}{self.name(defs[0])} = {text}")
+                    items.append(("line", f"{self.name(defs[0])} = {text}", nodes))
             elif kind == "move":
-                pairs = [(self.name(d), self.sub(src)) for d, src in zip(s[1], s[2])]
-                pairs = [(d, src) for d, src in pairs if d != src]
-                if len(pairs) > 1 and any(re.search(rf"\b{d}\b", src)
-                                          for i, (d, _) in enumerate(pairs)
-                                          for _, src in pairs[i + 1:]):
-                    lines.append(pad + ", ".join(d for d, _ in pairs) + " = "
-                                 + ", ".join(src for _, src in pairs))
+                pairs, nodes = [], []
+                for d, src in zip(s[1], s[2]):
+                    pair = (self.name(d), self.sub(src))
+                    nodes += self.nodes_used
+                    if pair[0] != pair[1]:
+                        pairs.append(pair)
+                if len(pairs) > 1 and _conflict(pairs):
+                    items.append(("line", ", ".join(d for d, _ in pairs) + " = "
+                                  + ", ".join(src for _, src in pairs), nodes))
                 else:
-                    lines.extend(f"{pad}{d} = {src}" for d, src in pairs)
+                    # Sequential copies; an inlined expression stays with its line.
+                    for d, src in pairs:
+                        items.append(("line", f"{d} = {src}", nodes))
+                        nodes = []
             elif kind == "if":
                 test = self.sub(s[1])
-                then, other = [], []
-                self.emit(s[2], indent + 1, then)
-                self.emit(s[3], indent + 1, other)
-                if then:
-                    lines.append(f"{pad}if {test}:")
-                    lines.extend(then)
-                    if other:
-                        lines.append(f"{pad}else:")
-                        lines.extend(other)
-                elif other:
-                    lines.append(f"{pad}if not {_group(test)}:")
-                    lines.extend(other)
+                nodes = self.nodes_used
+                then, other = self.emit(s[2]), self.emit(s[3])
+                if not then and not other:
+                    if nodes:
+                        items.append(("line", test, nodes))
+                    continue
+                if not then:
+                    if len(other) == 1 and other[0][0] == "if":
+                        then = [("line", "pass", [])]
+                    else:
+                        test, then, other = f"not {_group(test)}", other, []
+                clauses = deque([(test, then, nodes)])
+                if len(other) == 1 and other[0][0] == "if":
+                    # An `if` alone in an `else`: `elif`, at the same depth.
+                    _, inner, other = other[0]
+                    inner.appendleft(clauses[0])
+                    clauses = inner
+                items.append(("if", clauses, other))
             elif kind == "loop":
                 head, test, flag, body = s[1:]
                 inner = []
                 if head is None:
-                    test_lines = self.emit(test, indent + 1, [], flag)
-                    if not test_lines:
+                    test_items = self.emit(test, flag)
+                    flag_text = self.sub(flag)
+                    if not test_items:
                         # The test is one expression: `while v3 < 200:`.
-                        lines.append(f"{pad}while {self.sub(flag)}:")
+                        header, nodes = f"while {flag_text}:", self.nodes_used
                     else:
-                        lines.append(f"{pad}while True:")
-                        inner.extend(test_lines)
-                        inner.append(f"{pad}    if not {_group(self.sub(flag))}:")
-                        inner.append(f"{pad}        break")
+                        header, nodes = "while True:", []
+                        inner.extend(test_items)
+                        inner.append(("if", deque([(f"not {_group(flag_text)}", [("line", "break", [])],
+                                                    self.nodes_used)]), []))
                 else:
-                    lines.append(pad + self.sub(head[1]))
-                    self.emit(test, indent + 1, inner, flag)
+                    header = self.sub(head[1])
+                    nodes = self.nodes_used
+                    inner.extend(self.emit(test, flag))
                     if flag is not None:
-                        inner.append(f"{pad}    if not {_group(self.sub(flag))}:")
-                        inner.append(f"{pad}        break")
-                self.emit(body, indent + 1, inner)
-                lines.extend(inner or [pad + "    pass"])
+                        flag_text = self.sub(flag)
+                        inner.append(("if", deque([(f"not {_group(flag_text)}", [("line", "break", [])],
+                                                    self.nodes_used)]), []))
+                inner.extend(self.emit(body))
+                items.append(("block", header, inner or [("line", "pass", [])], nodes))
             elif kind == "return":
-                lines.append(f"{pad}return {self.sub(s[1])}")
-        return lines
+                items.append(("line", f"return {self.sub(s[1])}", self.nodes_used))
+        return items
+
+
+def _conflict(pairs):
+    """True if some copy reads a name that an earlier copy of `pairs` assigns."""
+    assigned = set()
+    for d, src in pairs:
+        if assigned and any(name in assigned for name in _NAME.findall(src)):
+            return True
+        assigned.add(d)
+    return False
+
+
+_NAME = re.compile(r"\bv\d+\b")
+
+
+def _render_items(items, indent, lines, where):
+    """Appends the text of `items` to `lines`; `where[i]`: the nodes line i
+    evaluates (a list index, 0-based)."""
+    pad = "    " * indent
+    for item in items:
+        kind = item[0]
+        if kind == "line":
+            lines.append(pad + item[1])
+            where.append(item[2])
+        elif kind == "if":
+            clauses, other = item[1], item[2]
+            for j, (test, body, nodes) in enumerate(clauses):
+                lines.append(f"{pad}{'if' if j == 0 else 'elif'} {test}:")
+                where.append(nodes)
+                _render_items(body, indent + 1, lines, where)
+            if other:
+                lines.append(f"{pad}else:")
+                where.append([])
+                _render_items(other, indent + 1, lines, where)
+        else:
+            lines.append(pad + item[1])
+            where.append(item[3])
+            _render_items(item[2], indent + 1, lines, where)
 
 
 class CompiledGraph:
@@ -681,7 +758,8 @@ def compile_graph(graph, outputs=None, bare=False):
         stmts.append(("return", "(" + "".join(gen.render(v) + ", " for v in outputs) + ")"))
     gen.allocate(stmts, params)
     gen.count_uses(stmts, params)
-    lines = gen.emit(stmts, 1, [])
+    lines, where = [], [[]]
+    _render_items(gen.emit(stmts), 1, lines, where)
     source = (f"def run_{_ident(graph.name)}({', '.join(gen.name(p) for p in params)}):\n"
               + "\n".join(lines) + "\n")
     namespace = dict(gen.namespace)
