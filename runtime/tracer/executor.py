@@ -57,13 +57,6 @@ def _bool_operand(x):
 _TOKEN = re.compile("\x01(\\d+)\x02")
 
 
-def _regs(text):
-    """The registers a piece of generated text reads."""
-    if "\x01" not in text:
-        return set()
-    return {int(m) for m in _TOKEN.findall(text)}
-
-
 def _group(text):
     """`text` as an operand of `not`: a name as is, an expression in parentheses."""
     return text if text.isidentifier() else f"({text})"
@@ -221,6 +214,7 @@ class _Codegen:
         self.depth = 0
         self.skip = set()
         self.adj = {}
+        self.related = set()
         self.parent = []
         self.uses = {}
         self.defs = {}
@@ -410,16 +404,27 @@ class _Codegen:
     # Register allocation: liveness, interference, coalescing of moves.
 
     def interfere(self, defs, live, exclude=()):
-        adj = self.adj
+        adj, related = self.adj, self.related
         for d in defs:
+            if d not in related:
+                continue
             for x in live:
                 if x != d and x not in exclude:
                     adj.setdefault(d, set()).add(x)
                     adj.setdefault(x, set()).add(d)
 
+    def reads(self, text):
+        """The move-related registers `text` reads (liveness is tracked for
+        them only: they alone may share a name)."""
+        if "\x01" not in text:
+            return set()
+        related = self.related
+        return {r for r in map(int, _TOKEN.findall(text)) if r in related}
+
     def live(self, stmts, out):
         """Live registers before `stmts` given those live after; records
         interference at every definition."""
+        regs = self.reads
         live = set(out)
         for s in reversed(stmts):
             kind = s[0]
@@ -428,33 +433,33 @@ class _Codegen:
                 if defs:
                     self.interfere(defs, live | set(defs))
                     live.difference_update(defs)
-                live |= _regs(s[3])
+                live |= regs(s[3])
             elif kind == "move":
                 dsts, srcs = s[1], s[2]
                 after = live | set(dsts)
                 reads = set()
-                for d, src in zip(dsts, srcs):
-                    used = _regs(src)
+                for d, src in zip(dsts, srcs, strict=True):
+                    used = regs(src)
                     bare = used if len(used) == 1 and src == f"\x01{min(used)}\x02" else ()
                     self.interfere([d], after, bare)
                     reads |= used
                 live.difference_update(dsts)
                 live |= reads
             elif kind == "if":
-                live = self.live(s[2], live) | self.live(s[3], live) | _regs(s[1])
+                live = self.live(s[2], live) | self.live(s[3], live) | regs(s[1])
             elif kind == "loop":
                 head, test, flag, body = s[1:]
                 after = set(live)
                 top = set(after)
                 if head is not None:
-                    top |= _regs(head[1]) - set(head[0])
+                    top |= regs(head[1]) - set(head[0])
                 while True:
                     body_in = self.live(body, top)
-                    test_out = after | body_in | (_regs(flag) if flag else set())
+                    test_out = after | body_in | (regs(flag) if flag else set())
                     test_in = self.live(test, test_out)
                     if head is not None:
                         self.interfere(head[0], test_in | set(head[0]))
-                        new = after | (_regs(head[1]) - set(head[0])) | (test_in - set(head[0]))
+                        new = after | (regs(head[1]) - set(head[0])) | (test_in - set(head[0]))
                     else:
                         new = test_in
                     if new <= top:
@@ -462,7 +467,7 @@ class _Codegen:
                     top |= new
                 live = top
             elif kind == "return":
-                live |= _regs(s[1])
+                live |= regs(s[1])
         return live
 
     def find(self, r):
@@ -473,20 +478,18 @@ class _Codegen:
         return r
 
     def allocate(self, stmts, params):
-        """Coalesces move-related registers that do not interfere."""
-        self.live(stmts, set())
-        for i, a in enumerate(params):
-            self.interfere([a], params[i + 1:])
-        self.parent = list(range(self.count))
+        """Coalesces move-related registers that do not interfere. Only
+        registers that some copy relates are tracked; parameters (all
+        defined at once) never share a name."""
         moves = []
 
         def collect(block):
             for s in block:
                 if s[0] == "move":
-                    for d, src in zip(s[1], s[2]):
-                        used = _regs(src)
-                        if len(used) == 1 and src == f"\x01{next(iter(used))}\x02":
-                            moves.append((-s[3], len(moves), d, next(iter(used))))
+                    for d, src in zip(s[1], s[2], strict=True):
+                        m = _TOKEN.fullmatch(src)
+                        if m is not None:
+                            moves.append((-s[3], len(moves), d, int(m.group(1))))
                 elif s[0] == "if":
                     collect(s[2])
                     collect(s[3])
@@ -494,14 +497,20 @@ class _Codegen:
                     collect(s[2])
                     collect(s[4])
         collect(stmts)
-        adj = {r: set(n) for r, n in self.adj.items()}
+        self.related = {r for m in moves for r in m[2:]}
+        self.live(stmts, set())
+        self.parent = list(range(self.count))
+        fixed = set(params)   # class representatives that hold a parameter
+        adj = self.adj
         for _, _, d, src in sorted(moves):
             a, b = self.find(d), self.find(src)
-            if a == b or b in adj.get(a, ()):
+            if a == b or b in adj.get(a, ()) or (a in fixed and b in fixed):
                 continue
             if a > b:
                 a, b = b, a
             self.parent[b] = a
+            if b in fixed:
+                fixed.add(a)
             for n in adj.pop(b, ()):
                 adj[n].discard(b)
                 adj[n].add(a)
