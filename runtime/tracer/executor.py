@@ -7,6 +7,7 @@ a single call of a Python function: no per-op dispatch, dictionary lookup or
 shape check at run time.
 """
 
+import linecache
 import math
 import operator
 import re
@@ -63,11 +64,13 @@ def _group(text):
 
 
 def _atomic(text):
-    """True if `text` is a name or a call `f(...)`: no parentheses needed."""
+    """True if `text` is a name, a call `f(...)` or an item `x[...]`: no
+    parentheses needed."""
     if text.isidentifier():
         return True
-    head, paren, _ = text.partition("(")
-    if not paren or not head.isidentifier() or not text.endswith(")"):
+    end = text[-1:]
+    opening = text.find("(" if end == ")" else "[")
+    if end not in ")]" or opening < 1 or not text[:opening].isidentifier():
         return False
     depth = 0
     for i, c in enumerate(text):
@@ -767,15 +770,47 @@ def compile_graph(graph, outputs=None, bare=False):
         stmts.append(("return", "(" + "".join(gen.render(v) + ", " for v in outputs) + ")"))
     gen.allocate(stmts, params)
     gen.count_uses(stmts, params)
-    lines, where = [], [[]]
-    _render_items(gen.emit(stmts), 1, lines, where)
-    source = (f"def run_{_ident(graph.name)}({', '.join(gen.name(p) for p in params)}):\n"
-              + "\n".join(lines) + "\n")
+    # The body runs in a `try` (free when nothing fails) whose handler adds
+    # to an error the user's line that traced the failing op.
+    lines, where = ["    try:"], [[], []]
+    _render_items(gen.emit(stmts), 2, lines, where)
+    lines += ["    except Exception as error:", "        traced_at(error)", "        raise"]
+    name = f"run_{_ident(graph.name)}"
+    source = f"def {name}({', '.join(gen.name(p) for p in params)}):\n" + "\n".join(lines) + "\n"
     namespace = dict(gen.namespace)
-    code = compile(source, f"<autograph graph {graph.name}>", "exec")
+    filename = f"<autograph graph {graph.name}>"
+    code = compile(source, filename, "exec")
+    namespace["traced_at"] = lambda error: _add_user_line(error, graph.name, filename, source, where)
     exec(code, namespace)
-    fn = namespace[f"run_{_ident(graph.name)}"]
-    return CompiledGraph(graph, outputs, source, fn)
+    return CompiledGraph(graph, outputs, source, namespace[name])
+
+
+def _add_user_line(error, graph_name, filename, source, where):
+    """Adds a note to `error` (raised by the compiled graph) naming the op
+    that failed and the user's file and line that traced it."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+        tb = tb.tb_next
+    if tb is None:
+        return
+    lineno = tb.tb_lineno
+    candidates = where[lineno - 1] if 0 < lineno <= len(where) else []
+    candidates = [(text, node) for text, node in candidates if node is not None and node.loc is not None]
+    if not candidates:
+        return
+    node = candidates[-1][1]   # the op of the line itself
+    positions = list(tb.tb_frame.f_code.co_positions())
+    if 0 <= tb.tb_lasti // 2 < len(positions):
+        _, _, start, end = positions[tb.tb_lasti // 2]
+        line = source.splitlines()[lineno - 1].encode()
+        if start is not None and end is not None:
+            span = line[start:end].decode(errors="replace")
+            # The innermost op whose expression is the one that failed.
+            node = next((n for text, n in candidates if text == span), node)
+    file, line_number = node.loc
+    text = linecache.getline(file, line_number).strip()
+    error.add_note(f"autograph: raised by the op {node.name!r} of graph {graph_name!r}, traced at "
+                   f"{file}:{line_number}" + (f": {text}" if text else ""))
 
 
 def _ident(name):

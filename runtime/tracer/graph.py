@@ -37,6 +37,7 @@ class Node:
         "id",
         "kind",
         "kwargs",
+        "loc",
         "name",
         "outputs",
     )
@@ -54,6 +55,7 @@ class Node:
         self.effect = effect
         self.attrs = attrs or {}
         self.id = next(_ids)
+        self.loc = None   # (file, line) of the user's code that traced it
 
     def inputs(self):
         """The symbolic values this node reads directly (not through its blocks)."""
@@ -322,6 +324,7 @@ def _clone_block(src, dst, mapping):
         new = Node(node.kind, node.name, node.fn, trees.map_leaves(sub, node.args),
                    trees.map_leaves(sub, node.kwargs), (), node.effect, attrs)
         new.block = dst
+        new.loc = node.loc
         parent = dst
         if node.kind == "while":
             scope = Block(dst, "while_loop")
