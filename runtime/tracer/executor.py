@@ -218,6 +218,7 @@ class _Codegen:
         self.skip = set()
         self.adj = {}
         self.related = set()
+        self.group = {}
         self.parent = []
         self.uses = {}
         self.defs = {}
@@ -407,11 +408,15 @@ class _Codegen:
     # Register allocation: liveness, interference, coalescing of moves.
 
     def interfere(self, defs, live, exclude=()):
-        adj, related = self.adj, self.related
+        """Records that `defs` interfere with the registers in `live`, for
+        the pairs that copies connect (directly or not): no other pair can
+        ever share a name, so no other pair is looked at."""
+        adj, group = self.adj, self.group
         for d in defs:
-            if d not in related:
+            members = group.get(d)
+            if members is None:
                 continue
-            for x in live:
+            for x in members & live if len(members) < len(live) else live & members:
                 if x != d and x not in exclude:
                     adj.setdefault(d, set()).add(x)
                     adj.setdefault(x, set()).add(d)
@@ -501,6 +506,20 @@ class _Codegen:
                     collect(s[4])
         collect(stmts)
         self.related = {r for m in moves for r in m[2:]}
+        # The groups of registers that copies connect.
+        parent = {r: r for r in self.related}
+
+        def root(r):
+            while parent[r] != r:
+                parent[r] = parent[parent[r]]
+                r = parent[r]
+            return r
+        for _, _, d, src in moves:
+            parent[root(d)] = root(src)
+        groups = {}
+        for r in self.related:
+            groups.setdefault(root(r), set()).add(r)
+        self.group = {r: groups[root(r)] for r in self.related}
         self.live(stmts, set())
         self.parent = list(range(self.count))
         fixed = set(params)   # class representatives that hold a parameter
