@@ -266,7 +266,9 @@ class _Analysis:
     # Decisions (liveness), only where a setitem is.
 
     def decide(self, block, live):
-        """`live`: values read after this block (besides its outputs)."""
+        """`live`: values read after this block (besides its outputs) and
+        defined before it. Going backward, `acc` holds the values read later
+        that exist at the current node."""
         nodes = block.nodes
         first = next((k for k, n in enumerate(nodes) if n.id in self.has_set), None)
         if first is None:
@@ -275,6 +277,8 @@ class _Analysis:
         acc.update(live)
         for k in range(len(nodes) - 1, first - 1, -1):
             node = nodes[k]
+            # What this node defines is not there yet when it runs.
+            acc.difference_update(node.outputs)
             if node.id in self.has_set:
                 if _is_setitem(node):
                     self.decide_setitem(node, acc)
