@@ -20,7 +20,8 @@ which includes the interpreter, numpy and autograph, about 40 MB) is its own.
     60 s and 1 GiB; trace time per op flat from 1,000 to 100,000 ops.
 (b) other shapes: a function returning 10,000 values; a symbolic `elif`
     chain of 200 branches; the docs' data-dependent `break` example with
-    2,000 iterations. Results are checked against eager numpy.
+    2,000 iterations; a Python loop of 3,000 symbolic `if`s whose results
+    are all returned. Results are checked against eager numpy.
 """
 
 import argparse
@@ -63,6 +64,14 @@ def elif_chain(x, n):
     return branch(0)
 
 
+def eager_elif_chain(x, n):
+    """What `elif_chain` computes, as plain Python."""
+    for i in range(n):
+        if x == i:
+            return x * i
+    return x
+
+
 def find(x, target, n):
     """The docs' example: a Python loop whose `break` depends on a symbolic value."""
     idx = -1
@@ -73,8 +82,22 @@ def find(x, target, n):
     return idx
 
 
-def _phases(fn, args, eager_args):
-    """Traces `fn(*args)` into a graph, compiles it, runs it: seconds per phase."""
+def absolute_values(x, n):
+    """A Python loop of symbolic `if`s whose results all stay live."""
+    out = []
+    for i in range(n):
+        if x[i] > 0:
+            y = x[i]
+        else:
+            y = -x[i]
+        out.append(y)
+    return out
+
+
+def _phases(fn, args, eager):
+    """Traces `fn(*args)` into a graph, compiles it, runs it, and runs
+    `eager()` (the original function on the same numpy values): seconds
+    per phase, and whether the results are equal."""
     from autograph.runtime.tracer import context, passes
     from autograph.runtime.tracer.executor import compile_graph
     from autograph.runtime.tracer.graph import Graph
@@ -96,7 +119,7 @@ def _phases(fn, args, eager_args):
     t2 = time.perf_counter()
     got = compiled(*args)
     t3 = time.perf_counter()
-    expected = fn(*eager_args)
+    expected = eager()
     t4 = time.perf_counter()
     expected = expected if isinstance(expected, list) else [expected]
     ok = len(got) == len(expected) and all(np.array_equal(g, e) for g, e in zip(got, expected, strict=True))
@@ -108,17 +131,24 @@ def one(kind, n):
     """One measurement, in this process (a subprocess of `main`)."""
     sys.setrecursionlimit(10_000)   # the tracer recurses once per nested `if`
     if kind == "chain":
-        return _phases(lambda x: chain(x, n), [np.float64(1.0)], [np.float64(1.0)])
+        x = np.float64(1.0)
+        return _phases(lambda x: chain(x, n), [x], lambda: chain(x, n))
     if kind == "outputs":
-        return _phases(lambda x: many_outputs(x, n), [np.float64(2.0)], [np.float64(2.0)])
+        x = np.float64(2.0)
+        return _phases(lambda x: many_outputs(x, n), [x], lambda: many_outputs(x, n))
     if kind == "elif":
         x = np.int64(n - 1)
-        return _phases(lambda x: elif_chain(x, n), [x], [x])
+        return _phases(lambda x: elif_chain(x, n), [x], lambda: eager_elif_chain(x, n))
     if kind == "break":
         import autograph
         converted = autograph.to_graph(find)
         x, target = np.arange(n), np.int64(n - 3)
-        return _phases(lambda x, t: converted(x, t, n), [x, target], [x, target])
+        return _phases(lambda x, t: converted(x, t, n), [x, target], lambda: find(x, target, n))
+    if kind == "ifs":
+        import autograph
+        converted = autograph.to_graph(absolute_values)
+        x = np.random.default_rng(0).normal(size=n)
+        return _phases(lambda x: converted(x, n), [x], lambda: absolute_values(x, n))
     raise ValueError(kind)
 
 
@@ -161,7 +191,8 @@ def main():
     publish("graph-size-chain", text, write=not args.no_write)
     print()
     shapes = [("10,000 outputs", "outputs", 10_000), ("elif chain of 200 branches", "elif", 200),
-              ("break example, 2,000 iterations", "break", 2_000)]
+              ("break example, 2,000 iterations", "break", 2_000),
+              ("Python loop of 3,000 symbolic ifs", "ifs", 3_000)]
     rows = [_row(label, measure(kind, n)) for label, kind, n in shapes]
     text = "(b) other graph shapes\n\n" + markdown(HEADER, rows)
     publish("graph-size-shapes", text, write=not args.no_write)

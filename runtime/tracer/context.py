@@ -200,10 +200,10 @@ def infer(fn, args, kwargs):
     if len(avals2) != len(avals):
         raise TracingError(f"the number of results of {getattr(fn, '__name__', fn)} depends on the data")
     merged = []
-    for (s1, d1, w1), (s2, d2, w2) in zip(avals, avals2):
+    for (s1, d1, w1), (s2, _, _) in zip(avals, avals2, strict=True):
         if len(s1) != len(s2):
             raise TracingError(f"the rank of the result of {getattr(fn, '__name__', fn)} depends on the data")
-        merged.append((tuple(a if a == b else None for a, b in zip(s1, s2)), d1, w1))
+        merged.append((tuple(a if a == b else None for a, b in zip(s1, s2, strict=True)), d1, w1))
     return merged, multi
 
 

@@ -401,7 +401,7 @@ class _Codegen:
         body_stmts.append(("move", [regs[i] for i in keep],
                            [self.render(body.outputs[i]) for i in keep], self.depth + 0.5))
         self.depth -= 1
-        for out, r in zip(node.outputs, regs):
+        for out, r in zip(node.outputs, regs, strict=False):
             self.regs[out] = r
         return [entry, ("loop", head, test_stmts, flag, body_stmts)]
 
@@ -660,7 +660,7 @@ class _Codegen:
                     items.append(("line", f"{self.name(defs[0])} = {text}", nodes))
             elif kind == "move":
                 pairs, nodes = [], []
-                for d, src in zip(s[1], s[2]):
+                for d, src in zip(s[1], s[2], strict=True):
                     pair = (self.name(d), self.sub(src))
                     nodes += self.nodes_used
                     if pair[0] != pair[1]:

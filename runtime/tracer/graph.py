@@ -189,7 +189,7 @@ def _format_block(block, ref, indent, lines):
         rhs_types = f" : {types}" if types else ""
         if node.kind == "cond":
             lines.append(f"{pad}{lhs}cond({'%' + ref(node.args[0])}){rhs_types}")
-            for label, b in zip(("then", "else"), node.blocks):
+            for label, b in zip(("then", "else"), node.blocks, strict=True):
                 lines.append(f"{pad}  {label}:")
                 _format_block(b, ref, indent + 2, lines)
         elif node.kind == "while":
@@ -197,7 +197,7 @@ def _format_block(block, ref, indent, lines):
             inits = ", ".join(_render(v, lambda x: "%" + ref(x)) for v in node.args)
             lines.append(f"{pad}{lhs}while_loop({inits}){rhs_types}")
             sig = ", ".join(f"%{ref(p)}: {format_type(p)}" for p in params)
-            for label, b in zip(("test", "body"), node.blocks):
+            for label, b in zip(("test", "body"), node.blocks, strict=True):
                 lines.append(f"{pad}  {label}({sig}):")
                 _format_block(b, ref, indent + 2, lines)
         else:

@@ -187,7 +187,7 @@ class _Analysis:
                 body = node.blocks[1]
                 params = node.attrs["params"]
                 chosen = set()
-                for i, (p, out) in enumerate(zip(params, body.outputs)):
+                for i, (p, out) in enumerate(zip(params, body.outputs, strict=True)):
                     if self._updates(out, p):
                         chosen.add(i)
                 if chosen:
@@ -241,14 +241,14 @@ class _Analysis:
                 copied = self.candidates.get(node.id, ())
                 init = [frozenset([("copy", node.id, i)]) if i in copied else self.r(a)
                         for i, a in enumerate(node.args)]
-                for p, roots in zip(params, init):
+                for p, roots in zip(params, init, strict=True):
                     self.set_roots(p, roots)
                 test, body = node.blocks
                 for _ in range(50):
                     self.forward(test)
                     self.forward(body)
                     changed = False
-                    for p, out in zip(params, body.outputs):
+                    for p, out in zip(params, body.outputs, strict=True):
                         new = self.roots[p] | self.r(out)
                         if new != self.roots[p]:
                             self.set_roots(p, new)
@@ -257,7 +257,7 @@ class _Analysis:
                         break
                 else:  # pragma: no cover - roots only grow, over a finite set
                     raise RuntimeError("in-place analysis did not converge")
-                for out, p in zip(node.outputs, params):
+                for out, p in zip(node.outputs, params, strict=False):
                     self.set_roots(out, self.roots[p])
             else:
                 for out in node.outputs:

@@ -247,7 +247,7 @@ def _fold(block, known, replace):
         elif node.kind == "op" and not node.effect:
             results = _evaluate(node, known)
             if results is not None:
-                for v, r in zip(node.outputs, results):
+                for v, r in zip(node.outputs, results, strict=True):
                     kept.append(_as_const_node(v, r, block))
                     known[v] = r
                 continue
@@ -260,7 +260,7 @@ def _fold(block, known, replace):
             for inner in taken.nodes:
                 inner.block = block
                 kept.append(inner)
-            for o, v in zip(node.outputs, taken.outputs):
+            for o, v in zip(node.outputs, taken.outputs, strict=True):
                 replace[o] = replace.get(v, v)
             continue
         for b in node.blocks:
