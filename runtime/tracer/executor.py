@@ -223,6 +223,8 @@ class _Codegen:
         self.uses = {}
         self.defs = {}
         self.inline = {}
+        self.alias = {}    # register -> the name it shares (see `emit`)
+        self.split = set() # single-use registers given a statement of their own
 
     def reg(self, value):
         r = self.regs.get(value)
@@ -541,13 +543,15 @@ class _Codegen:
     # Printing.
 
     def name(self, r):
-        return f"v{self.find(r)}"
+        r = self.find(r)
+        return self.alias.get(r) or f"v{r}"
 
     def sub(self, text):
         """`text` with registers as names, or as the expression inlined for
         them; `self.depth_used`: the deepest inlined expression it took."""
         self.depth_used = 0
         self.nodes_used = []
+        self.names_read = []
         if "\x01" not in text:
             return text
         whole = _TOKEN.fullmatch(text) is not None
@@ -556,10 +560,12 @@ class _Codegen:
             r = self.find(int(m.group(1)))
             entry = self.inline.pop(r, None)
             if entry is None:
-                return f"v{r}"
-            expr, depth, nodes = entry
+                self.names_read.append(r)
+                return self.alias.get(r) or f"v{r}"
+            expr, depth, nodes, names = entry
             self.depth_used = max(self.depth_used, depth)
             self.nodes_used += nodes
+            self.names_read += names
             return expr if whole or _atomic(expr) else f"({expr})"
         return _TOKEN.sub(replace, text)
 
@@ -643,11 +649,19 @@ class _Codegen:
                 depth = self.depth_used + 1
                 nodes = self.nodes_used + [(text, s[4])]
                 if depth <= MAX_INLINE_DEPTH:
-                    self.inline[r] = (text, depth, nodes)
+                    self.inline[r] = (text, depth, nodes, self.names_read)
                     continue
                 # Deep enough: a statement of its own, so that no expression
-                # nests without bound (the parser's limits).
-                items.append(("line", f"{self.name(s[1][0])} = {text}", nodes))
+                # nests without bound (the parser's limits). It takes the
+                # name of the previous such value that it reads (read only
+                # here), so that a long chain keeps one array alive, not one
+                # per statement.
+                previous = next((q for q in self.names_read if q in self.split), None)
+                if previous is not None:
+                    self.split.discard(previous)
+                    self.alias[r] = self.name(previous)
+                self.split.add(r)
+                items.append(("line", f"{self.name(r)} = {text}", nodes))
                 continue
             if kind == "line":
                 defs, multi, text = s[1], s[2], self.sub(s[3])

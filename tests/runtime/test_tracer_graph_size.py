@@ -87,3 +87,14 @@ def test_elif_chain_of_200_branches_compiles_flat_and_equals_eager():
         assert got == eager_elif_chain(v, 200) and type(got) is type(eager_elif_chain(v, 200))
     # Through Graph.run (clone, passes, compile) as well.
     assert g.run(g.outputs[0], {x: 150}) == 150 * 150
+
+
+def test_long_chain_keeps_one_intermediate_array_alive():
+    # Each statement of the compiled chain reuses the name of the one before
+    # (read only there), so the previous array is freed: memory as eager.
+    f = function(chain)
+    x = np.ones(100_000)
+    lines = f.get_concrete_function(x, 200).source.splitlines()
+    targets = {line.split(" = ")[0].strip() for line in lines if " = " in line}
+    assert len(targets) == 1
+    np.testing.assert_array_equal(f(x, 200), chain(x, 200))
