@@ -7,18 +7,18 @@ a single call of a Python function: no per-op dispatch, dictionary lookup or
 shape check at run time.
 """
 
-import linecache
 import math
 import operator
 import re
 from collections import deque
 
 import numpy as np
-from autograph.runtime.tracer import inplace, passes, trees
-from autograph.runtime.tracer.errors import TracingError
+from autograph.runtime.tracer import inplace, passes
+from autograph.runtime.tracer.errors import TracingError, add_traced_line
+from autograph.runtime.tracer.for_loops import for_form, pyop
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
-__all__ = ["CompiledGraph", "compile_graph", "run_fetches"]
+__all__ = ["CompiledGraph", "compile_graph"]
 
 #: How deep single-use values nest into one expression before they get a
 #: statement of their own (Python's parser allows 200 parentheses).
@@ -83,117 +83,6 @@ def _atomic(text):
         elif c in "'\"":
             return False
     return True
-
-
-def _pyop(node):
-    return node.attrs.get("pyop", node.fn)
-
-
-def _inside(value, scope):
-    """True if `value` is defined inside `scope` (a loop's block)."""
-    if type(value) is not SymbolicArray:
-        return False
-    block = value.node.block
-    return block is not None and scope is not None and scope.encloses(block)
-
-
-def _const_value(value):
-    if type(value) is SymbolicArray:
-        node = value.node
-        return node.attrs["value"] if node.kind == "const" else None
-    return value
-
-
-class _ForLoop:
-    """How a counted `while_loop` node runs as a Python `for`: `form` is
-    "iter" (`for v in x`), "enumerate" (`for i, v in enumerate(x)`) or
-    "range" (`for i in range(start, stop, step)`)."""
-
-    def __init__(self, **fields):
-        self.__dict__.update(fields)
-
-
-def _for_loop(node, used):
-    """The `for` form of a `while_loop` node whose loop variable `i` (a
-    Python int) is only counted from `start` by a constant `step` while
-    `i < stop` (stop loop-invariant), possibly `& more` (a `break` flag),
-    and is not used after the loop; None when the loop is not of that form."""
-    params = node.attrs["params"]
-    scope = node.attrs.get("scope")
-    test, body = node.blocks
-    if scope is None or not test.outputs or any(n.has_effect() for n in test.nodes):
-        return None
-    flag = test.outputs[0]
-    if type(flag) is not SymbolicArray or flag.node.block is not test or flag.node.kind != "op":
-        return None
-    cmp, conj, more = flag.node, None, None
-    if (_pyop(cmp) is operator.and_ or cmp.fn is np.logical_and) and len(cmp.args) == 2 \
-            and not cmp.kwargs:
-        first, more = cmp.args
-        if type(first) is not SymbolicArray or first.node.block is not test \
-                or first.node.kind != "op" or type(more) is not SymbolicArray:
-            return None
-        conj, cmp = cmp, first.node
-    op = _pyop(cmp)
-    if op not in (operator.lt, operator.gt) or cmp.kwargs or len(cmp.args) != 2:
-        return None
-    counter, stop = cmp.args
-    k = next((j for j, p in enumerate(params) if p is counter), None)
-    if k is None or not counter.weak or counter.dtype.kind not in "iu" \
-            or node.outputs[k] in used or more is counter:
-        return None
-    if type(stop) is SymbolicArray:
-        if stop.shape != () or stop.dtype.kind not in "iu" or _inside(stop, scope):
-            return None
-    elif type(stop) is not int:
-        return None
-    inc = body.outputs[k]
-    if type(inc) is not SymbolicArray or inc.node.block is not body or inc.node.kind != "op":
-        return None
-    inc = inc.node
-    if _pyop(inc) is not operator.add or inc.kwargs or len(inc.args) != 2 \
-            or inc.args[0] is not counter:
-        return None
-    step = inc.args[1]
-    if type(step) is not int or step == 0 or (step > 0) != (op is operator.lt):
-        return None
-    for n in test.nodes:
-        if n is not cmp and n is not conj and any(v is counter for v in n.inputs()):
-            return None
-    if conj is not None and sum(1 for n in test.nodes
-                                for v in n.inputs() if v is cmp.outputs[0]) != 1:
-        return None
-    # How the body reads the counter: `x[i]` of one loop-invariant array, or otherwise.
-    items, arrays, other = [], set(), False
-    for j, out in enumerate(body.outputs):
-        if out is counter and j != k:
-            other = True
-    for n in body.walk():
-        if n is inc:
-            continue
-        for b in n.blocks:
-            if any(v is counter for v in b.outputs):
-                other = True
-        if not any(v is counter for v in n.inputs()):
-            continue
-        if n.kind == "op" and n.name == "getitem" and n.args[1] is counter \
-                and counter is not n.args[0] and len(n.outputs) == 1:
-            items.append(n)
-            arrays.add(n.args[0])
-        else:
-            other = True
-    start = node.args[k]
-    fields = dict(index=k, cmp=cmp, conj=conj, more=more, inc=inc, start=start, stop=stop,
-                  step=step, items=[], array=None)
-    if len(arrays) == 1 and step == 1 and _const_value(start) == 0 and type(_const_value(start)) is int:
-        (x,) = arrays
-        if type(x) is SymbolicArray and not x.weak and x.shape and not _inside(x, scope) and (
-                (type(stop) is int and x.shape[0] == stop)
-                or (type(stop) is SymbolicArray and stop.node.kind == "op" and stop.node.fn is len
-                    and len(stop.node.args) == 1 and stop.node.args[0] is x)):
-            fields.update(items=items, array=x)
-            return _ForLoop(form="enumerate" if other else "iter", **fields)
-    return _ForLoop(form="range", **fields)
 
 
 class _Codegen:
@@ -311,7 +200,7 @@ class _Codegen:
     def truth(self, node):
         """A cheaper expression with the truth value of the node's result
         (`x != 0` of a scalar is `x`), for a loop test; or None."""
-        if _pyop(node) is operator.ne and len(node.args) == 2 and not node.kwargs:
+        if pyop(node) is operator.ne and len(node.args) == 2 and not node.kwargs:
             x, zero = node.args
             if type(x) is SymbolicArray and x.shape == () and x.dtype.kind in "biuf" \
                     and type(zero) in (int, float) and zero == 0:
@@ -357,7 +246,7 @@ class _Codegen:
     def loop(self, node):
         params = node.attrs["params"]
         test, body = node.blocks
-        form = _for_loop(node, self.used)
+        form = for_form(node, self.used)
         k = form.index if form is not None else -1
         regs = [self.reg(p) for p in params]
         inits = [self.render(v) for v in node.args]
@@ -813,137 +702,11 @@ def compile_graph(graph, outputs=None, bare=False):
     namespace = dict(gen.namespace)
     filename = f"<autograph graph {graph.name}>"
     code = compile(source, filename, "exec")
-    namespace["traced_at"] = lambda error: _add_user_line(error, graph.name, filename, source, where)
+    namespace["traced_at"] = lambda error: add_traced_line(error, graph.name, filename, source, where)
     exec(code, namespace)
     return CompiledGraph(graph, outputs, source, namespace[name])
-
-
-def _add_user_line(error, graph_name, filename, source, where):
-    """Adds a note to `error` (raised by the compiled graph) naming the op
-    that failed and the user's file and line that traced it."""
-    tb = error.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename != filename:
-        tb = tb.tb_next
-    if tb is None:
-        return
-    lineno = tb.tb_lineno
-    candidates = where[lineno - 1] if 0 < lineno <= len(where) else []
-    candidates = [(text, node) for text, node in candidates if node is not None and node.loc is not None]
-    if not candidates:
-        return
-    node = candidates[-1][1]   # the op of the line itself
-    positions = list(tb.tb_frame.f_code.co_positions())
-    if 0 <= tb.tb_lasti // 2 < len(positions):
-        _, _, start, end = positions[tb.tb_lasti // 2]
-        line = source.splitlines()[lineno - 1].encode()
-        if start is not None and end is not None:
-            span = line[start:end].decode(errors="replace")
-            # The innermost op whose expression is the one that failed.
-            node = next((n for text, n in candidates if text == span), node)
-    file, line_number = node.loc
-    text = linecache.getline(file, line_number).strip()
-    error.add_note(f"autograph: raised by the op {node.name!r} of graph {graph_name!r}, traced at "
-                   f"{file}:{line_number}" + (f": {text}" if text else ""))
 
 
 def _ident(name):
     text = "".join(c if c.isalnum() else "_" for c in str(name))
     return text if text and not text[0].isdigit() else "g_" + text
-
-
-def run_fetches(graph, fetches, feed_dict):
-    """`Graph.run`: computes the symbolic values in `fetches` (nested
-    containers allowed) with values fed from `feed_dict`: placeholders, or
-    any other value of the graph, which the fed value then replaces (as in
-    TensorFlow 1)."""
-    if graph.active:
-        raise TracingError("Graph.run must be called after the `with graph:` block has exited")
-    for key in feed_dict:
-        _check_member(graph, key, "feed_dict key")
-    wanted = [v for v in trees.leaves(fetches) if type(v) is SymbolicArray]
-    for v in wanted:
-        _check_member(graph, v, "fetch")
-    params = set(graph.params)
-    fed = [v for v in feed_dict if v not in params]
-    key = (tuple(id(v) for v in wanted), tuple(id(v) for v in fed), sum(1 for _ in graph.walk()))
-    cache = graph.__dict__.setdefault("_run_cache", {})
-    entry = cache.get(key)
-    if entry is None:
-        clone, mapping = graph.clone()
-        clone.outputs = [mapping[v] for v in wanted]
-        if fed:
-            _replace_by_inputs(clone, [mapping[v] for v in fed])
-        passes.optimize(clone)
-        used = passes.used_values(clone)
-        inputs = graph.params + fed
-        needed = [p for p, q in zip(inputs, clone.params, strict=True) if q in used]
-        entry = cache[key] = (compile_graph(clone), needed, inputs)
-    compiled, needed, inputs = entry
-    feeds = []
-    for p in inputs:
-        if p in feed_dict:
-            feeds.append(_feed(p, feed_dict[p]))
-        elif any(p is q for q in needed):
-            raise TracingError(f"placeholder {p.name or ''} ({p!r}) must be fed to compute the fetches")
-        else:
-            feeds.append(None)
-    results = iter(compiled(*feeds))
-    return trees.map_leaves(lambda v: next(results) if type(v) is SymbolicArray else v, fetches)
-
-
-def _graph_of(value):
-    block = value.node.block
-    while block is not None and block.parent is not None:
-        block = block.parent
-    return block
-
-
-def _check_member(graph, value, what):
-    """Raises unless `value` is a value of `graph` that Graph.run can use."""
-    if type(value) is not SymbolicArray:
-        raise TypeError(f"{what} {value!r} is not a symbolic value: feed_dict keys and fetches are "
-                        f"placeholders or other values of graph {graph.name!r}")
-    owner = _graph_of(value)
-    if owner is not graph:
-        where = f"graph {owner.name!r}" if owner is not None else "no graph"
-        raise ValueError(f"{what} {_describe(value)} is a value of {where}, not of graph "
-                         f"{graph.name!r} that is being run")
-    if value.node.block is not graph:
-        raise ValueError(f"{what} {_describe(value)} is computed inside the {value.node.block.label} of a "
-                         "symbolic `if` or loop; fetch or feed values of the graph's top level "
-                         "(outputs of the `if` or loop)")
-
-
-def _describe(value):
-    return f"{value.name!r} ({value!r})" if value.name else repr(value)
-
-
-def _replace_by_inputs(graph, values):
-    """Makes each of `values` a new input of `graph`: every use reads the input."""
-    from autograph.runtime.tracer import context
-    replace = {}
-    for v in values:
-        q = context.placeholder(graph, v.shape, v.dtype, v.name)
-        q.weak = v.weak
-        replace[v] = q
-
-    def sub(x):
-        return replace.get(x, x) if type(x) is SymbolicArray else x
-
-    for node in graph.walk():
-        node.args = trees.map_leaves(sub, node.args)
-        node.kwargs = trees.map_leaves(sub, node.kwargs)
-        for b in node.blocks:
-            b.outputs = [sub(x) for x in b.outputs]
-    graph.outputs = [sub(x) for x in graph.outputs]
-
-
-def _feed(value, fed):
-    """`fed` as the run-time value of `value` (a placeholder or another value)."""
-    array = np.asarray(fed, value.dtype)
-    shape = value.shape
-    if array.ndim != len(shape) or any(d is not None and d != a for d, a in zip(shape, array.shape, strict=True)):
-        raise ValueError(
-            f"cannot feed a value of shape {array.shape} to a placeholder of shape "
-            f"({', '.join('None' if d is None else str(d) for d in shape)})")
-    return array.item() if value.weak else array

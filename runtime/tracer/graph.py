@@ -309,8 +309,8 @@ class Graph(Block):
     def run(self, fetches, feed_dict=None):
         """Computes `fetches` (a symbolic value or nested containers of them)
         with placeholders fed from `feed_dict` {placeholder: value}."""
-        from autograph.runtime.tracer import executor
-        return executor.run_fetches(self, fetches, feed_dict or {})
+        from autograph.runtime.tracer import feeds
+        return feeds.run_fetches(self, fetches, feed_dict or {})
 
 
 def _clone_block(src, dst, mapping):
