@@ -1,10 +1,15 @@
 """Runs a graph with numpy by compiling it once to Python source.
 
 Every node becomes one statement on local variables (`v7 = add(v3, 2.0)`),
-a `cond` becomes an `if`/`else`, a `while_loop` a `while` loop; numpy
-callables and constants are bound as closure names. Running a graph is then
+a `cond` becomes an `if`/`else` (an `if` alone in an `else` an `elif`), a
+`while_loop` a `while` or `for` loop; numpy callables and constants are
+bound as closure names. A value read once, right after it is computed, is
+inlined there as an expression, at most MAX_INLINE_DEPTH deep, so that the
+code stays within the parser's limits at any graph size. Copies that `cond`
+and loops need are coalesced by register allocation. Running a graph is then
 a single call of a Python function: no per-op dispatch, dictionary lookup or
-shape check at run time.
+shape check at run time. The body runs in a `try` whose handler notes on an
+error the user's line that traced the failing op.
 """
 
 import math
