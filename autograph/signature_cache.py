@@ -222,7 +222,11 @@ class SignatureCache:
         self.lock = threading.Lock()
         self.traces = 0
         self.evictions = 0
-        self.pinned = None      # a key never evicted: the one `__call__` checks first
+        # The key of the function's fast entry (`__call__` checks its signature
+        # first, without the lock): its calls set `pinned_used[0]`, which the
+        # next eviction takes for a use.
+        self.pinned = None
+        self.pinned_used = [False]
         self._entries = collections.OrderedDict()
         self._pending = {}
         self._warned = False
@@ -278,10 +282,16 @@ class SignatureCache:
             mine.done.set()
         return concrete
 
+    def pin(self, key):
+        """Makes `key` the fast entry's; returns the list its calls mark."""
+        self.pinned, self.pinned_used = key, [False]
+        return self.pinned_used
+
     def _evict(self):
         while len(self._entries) > self.size:
             key = next(iter(self._entries))
-            if key == self.pinned:
+            if key == self.pinned and self.pinned_used[0]:
+                self.pinned_used[0] = False
                 self._entries.move_to_end(key)
                 key = next(iter(self._entries))
             del self._entries[key]

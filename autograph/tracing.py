@@ -236,14 +236,15 @@ def _set_run_eagerly(enabled):
         _run_eagerly.clear()
 
 
-def _make_entry(args, call):
+def _make_entry(args, call, used):
     """`__call__` for a TracedFunction: runs `call` directly when the
     arguments have the types (and for arrays the shapes and dtypes) of
     `args`, no keywords, no thread is tracing and functions do not run
-    eagerly; else the generic path (`_fallback`)."""
+    eagerly (and marks `used[0]` for the cache's recency); else the generic
+    path (`_fallback`)."""
     names = [f"a{i}" for i in range(len(args))]
     namespace = {"_call": call, "_fallback": _fallback, "_MISSING": _MISSING,
-                 "_tracing": context.tracing_threads, "_eagerly": _run_eagerly}
+                 "_tracing": context.tracing_threads, "_eagerly": _run_eagerly, "_used": used}
     tests = []
     for i, (name, a) in enumerate(zip(names, args)):
         namespace[f"t{i}"] = type(a)
@@ -257,6 +258,7 @@ def _make_entry(args, call):
     checks = tests + ["not rest", "not kwargs", "not _tracing", "not _eagerly"]
     source = (f"def __call__(self, {params}/, *rest, **kwargs):\n"
               f"    if {' and '.join(checks)}:\n"
+              f"        _used[0] = True\n"
               f"        return _call({passed})\n"
               f"    return _fallback(self, ({passed}{',' if len(names) == 1 else ''}), rest, kwargs)\n")
     exec(compile(source, "<autograph entry>", "exec"), namespace)  # noqa: S102 - our own code
@@ -368,13 +370,13 @@ class TracedFunction:
             if len(self._fast_keys) >= 4 * self._cache.size:
                 self._fast_keys.clear()
             self._fast_keys[fast_key] = cache_key
-            self._cache.pinned = cache_key
+            used = self._cache.pin(cache_key)
             cls = type(self)
             if cls is TracedFunction:
                 # A class of its own, whose `__call__` checks the latest signature.
                 cls = self.__class__ = type("TracedFunction", (TracedFunction,),
                                             {"__module__": __name__, "__qualname__": "TracedFunction"})
-            cls.__call__ = _make_entry(args, call)
+            cls.__call__ = _make_entry(args, call, used)
 
     def _slow_call(self, args, kwargs, fast_key):
         if context.active():
