@@ -10,10 +10,12 @@ A signature key describes the arguments of a call without keeping them alive:
 - tuples, lists, dicts, namedtuples and slices: walked, their type part of the key;
 - any other object: the object itself, by a weak reference where the type
   allows one (its `==` and `hash`, which for most classes is its identity),
+  or by `id()` for an unhashable one, which the cache then keeps alive),
   plus the keys of its attributes (`vars(obj)`, `MAX_ATTRIBUTE_DEPTH` levels
   deep, containers up to `MAX_ATTRIBUTE_ITEMS` items), so that assigning
   `obj.scale = 3.0` traces again. Arrays reached through attributes are
-  constants of the graph: they are keyed by identity, shape and dtype
+  constants of the graph: they are keyed by identity (`id()`, held alive
+  with the graph, which holds them anyway), shape and dtype
   (assigning a new array traces again; writing into the same array in place
   does not, as for arrays held in globals or closures).
 
@@ -55,19 +57,21 @@ _NO_ATTRIBUTES = (type, types.ModuleType, types.FunctionType, types.BuiltinFunct
                   types.MethodType)
 
 
-def signature_key(obj):
-    """The key of one argument (see the module docstring)."""
-    return _key(obj, 0, True)
+def signature_key(obj, held=None):
+    """The key of one argument (see the module docstring). Objects keyed by
+    their `id()` are appended to `held`: the cache keeps them alive with
+    the entry, so that no other object can take their `id()` meanwhile."""
+    return _key(obj, 0, True, held)
 
 
 def _float_bits(x):
     return struct.pack("<d", x)
 
 
-def _key(obj, depth, inputs):
+def _key(obj, depth, inputs, held):
     t = type(obj)
     if t is np.ndarray:
-        return (obj.shape, obj.dtype) if inputs else (t, _Identity(obj), obj.shape, obj.dtype)
+        return (obj.shape, obj.dtype) if inputs else (t, _identity(obj, held), obj.shape, obj.dtype)
     if t is float:
         return (float, _float_bits(obj))
     if t in _VALUES:
@@ -78,30 +82,31 @@ def _key(obj, depth, inputs):
         return (complex, _float_bits(obj.real), _float_bits(obj.imag))
     if t is tuple or t is list or (isinstance(obj, tuple) and hasattr(obj, "_fields")):
         if not inputs and len(obj) > MAX_ATTRIBUTE_ITEMS:
-            return (t, _Identity(obj))
-        return (t,) + tuple(_key(x, depth, inputs) for x in obj)
+            return (t, _identity(obj, held))
+        return (t,) + tuple(_key(x, depth, inputs, held) for x in obj)
     if t is dict:
         if not inputs and len(obj) > MAX_ATTRIBUTE_ITEMS:
-            return (t, _Identity(obj))
-        return (dict,) + tuple((k, _key(v, depth, inputs)) for k, v in obj.items())
+            return (t, _identity(obj, held))
+        return (dict,) + tuple((k, _key(v, depth, inputs, held)) for k, v in obj.items())
     if t is slice:
-        return (slice, _key(obj.start, depth, inputs), _key(obj.stop, depth, inputs), _key(obj.step, depth, inputs))
+        return (slice, _key(obj.start, depth, inputs, held), _key(obj.stop, depth, inputs, held),
+                _key(obj.step, depth, inputs, held))
     if t in SPEC_TYPES:
         return (obj.shape, obj.dtype)
     if isinstance(obj, np.ndarray):
-        return (t, obj.shape, obj.dtype) if inputs else (t, _Identity(obj), obj.shape, obj.dtype)
-    return _object_key(obj, depth)
+        return (t, obj.shape, obj.dtype) if inputs else (t, _identity(obj, held), obj.shape, obj.dtype)
+    return _object_key(obj, depth, held)
 
 
-def _object_key(obj, depth):
+def _object_key(obj, depth, held):
     t = type(obj)
     try:
         hash(obj)
     except TypeError:
-        ident = _Identity(obj)
+        ident = _identity(obj, held)
     else:
         try:
-            ident = weakref.ref(obj)
+            ident = weakref.ref(obj)    # equal while alive; a dead one equals nothing
         except TypeError:
             ident = obj
     try:
@@ -110,35 +115,14 @@ def _object_key(obj, depth):
         attributes = None
     if type(attributes) is not dict or depth >= MAX_ATTRIBUTE_DEPTH or isinstance(obj, _NO_ATTRIBUTES):
         return (t, ident)
-    return (t, ident, tuple((k, _key(v, depth + 1, False)) for k, v in attributes.items()))
+    return (t, ident, tuple((k, _key(v, depth + 1, False, held)) for k, v in attributes.items()))
 
 
-class _Identity:
-    """Equal to another `_Identity` of the same living object; holds the
-    object weakly where its type allows it (a dead one equals nothing, so
-    an object created later at the same address is never taken for it)."""
-
-    __slots__ = ("_ref", "_hash")
-
-    def __init__(self, obj):
-        try:
-            self._ref = weakref.ref(obj)
-        except TypeError:
-            self._ref = (lambda: obj)
-        self._hash = id(obj)
-
-    def __hash__(self):
-        return self._hash
-
-    def __eq__(self, other):
-        if type(other) is not _Identity:
-            return NotImplemented
-        mine = self._ref()
-        return mine is not None and mine is other._ref()
-
-    def __repr__(self):
-        obj = self._ref()
-        return f"<{type(obj).__name__} at {self._hash:#x}>" if obj is not None else "<dead object>"
+def _identity(obj, held):
+    """`id(obj)`, with `obj` held alive by the cache entry of the key."""
+    if held is not None:
+        held.append(obj)
+    return id(obj)
 
 
 def _is_array_key(k):
@@ -229,6 +213,7 @@ class SignatureCache:
         self.pinned_used = [False]
         self._entries = collections.OrderedDict()
         self._pending = {}
+        self._held = {}
         self._warned = False
 
     def __len__(self):
@@ -245,9 +230,9 @@ class SignatureCache:
                 self._entries.move_to_end(key)
             return concrete
 
-    def get_or_trace(self, key, trace):
+    def get_or_trace(self, key, trace, held=()):
         """The graph cached for `key`, else `trace()` (called outside the lock)
-        cached under `key`. While one thread traces a key, other threads that
+        cached under `key`, keeping the objects `held` alive with it. While one thread traces a key, other threads that
         need it wait for that trace; if it fails, each traces for itself."""
         while True:
             with self.lock:
@@ -274,6 +259,8 @@ class SignatureCache:
         with self.lock:
             self.traces += 1
             self._entries[key] = concrete
+            if held:
+                self._held[key] = held
             self._entries.move_to_end(key)
             self._evict()
             if mine is not None:
@@ -295,6 +282,7 @@ class SignatureCache:
                 self._entries.move_to_end(key)
                 key = next(iter(self._entries))
             del self._entries[key]
+            self._held.pop(key, None)
             self.evictions += 1
         if self.evictions >= self.size and not self._warned:
             self._warned = True

@@ -412,9 +412,10 @@ class TracedFunction:
 
     def _lookup(self, args, kwargs):
         """(cache key, ConcreteFunction) for a call, tracing if needed."""
-        key = tuple(signature_key(a) for a in args)
+        held = []
+        key = tuple(signature_key(a, held) for a in args)
         if kwargs:
-            key += (tuple((k, signature_key(v)) for k, v in sorted(kwargs.items())),)
+            key += (tuple((k, signature_key(v, held)) for k, v in sorted(kwargs.items())),)
         concrete = self._cache.get(key)
         if concrete is not None:
             return key, concrete
@@ -422,12 +423,14 @@ class TracedFunction:
             relaxed = relax(key)
             with self._cache.lock:
                 seen = self._general.get(relaxed)
-                general = key if seen is None else generalize(seen, key)
+                general = None if seen is None else generalize(seen, key)
+                if general is None:
+                    general = key
                 self._general[relaxed] = general
             if general != key:
                 return general, self._cache.get_or_trace(
-                    general, lambda: self._trace_generalized(general, args, kwargs))
-        return key, self._cache.get_or_trace(key, lambda: self._trace(key, args, kwargs))
+                    general, lambda: self._trace_generalized(general, args, kwargs), held)
+        return key, self._cache.get_or_trace(key, lambda: self._trace(key, args, kwargs), held)
 
     def _trace_generalized(self, general, args, kwargs):
         """Traces with Specs of the generalized shapes in place of the arrays."""

@@ -115,6 +115,15 @@ def test_a_dead_object_never_matches_a_new_one():
     assert results == [float(k) for k in range(20)]
 
 
+def test_a_new_attribute_array_at_a_freed_address_is_not_taken_for_the_old_one():
+    f = autograph.function(scaled)
+    obj, x = Scaler(1.0), np.zeros(2)
+    for k in range(20):
+        obj.offset = np.full(2, float(k))
+        gc.collect()
+        np.testing.assert_array_equal(f(obj, x), scaled(obj, x))
+
+
 def test_object_arguments_are_not_kept_alive():
     f = autograph.function(scaled)
     obj = Scaler(2.0)
