@@ -306,6 +306,7 @@ class TracedFunction:
             self._signature, params = None, []
         self._param_names = [p.name for p in params
                              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self._positional_only = sum(1 for p in params if p.kind == p.POSITIONAL_ONLY)
         self._varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
 
     @property
@@ -403,6 +404,13 @@ class TracedFunction:
         `**kwargs` arguments."""
         if self._signature is None:
             return args, kwargs
+        # The common case: the keywords name the parameters after the positional arguments.
+        given, end = len(args), len(args) + len(kwargs)
+        if self._positional_only <= given and end <= len(self._param_names):
+            try:
+                return args + tuple(kwargs[name] for name in self._param_names[given:end]), {}
+            except KeyError:
+                pass
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
