@@ -33,7 +33,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["CACHE_SIZE", "SignatureCache", "describe_key", "generalize", "matches", "relax",
+__all__ = ["CACHE_SIZE", "SignatureCache", "describe_key", "generalize", "key_by_identity", "matches", "relax",
            "signature_key"]
 
 logger = logging.getLogger("autograph")
@@ -53,8 +53,15 @@ MAX_ATTRIBUTE_ITEMS = 64
 SPEC_TYPES = set()
 
 _VALUES = (bool, int, str, bytes, type(None))
+#: Objects keyed by identity alone: their attributes are not state a trace reads.
 _NO_ATTRIBUTES = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
                   types.MethodType)
+
+
+def key_by_identity(cls):
+    """Objects of `cls` are keyed by identity alone (not their attributes)."""
+    global _NO_ATTRIBUTES
+    _NO_ATTRIBUTES += (cls,)
 
 
 def signature_key(obj, held=None):
@@ -109,11 +116,13 @@ def _object_key(obj, depth, held):
             ident = weakref.ref(obj)    # equal while alive; a dead one equals nothing
         except TypeError:
             ident = obj
+    if isinstance(obj, _NO_ATTRIBUTES):
+        return ("identity", ident)    # (not the type: a TracedFunction changes its class)
     try:
         attributes = object.__getattribute__(obj, "__dict__")
     except AttributeError:
         attributes = None
-    if type(attributes) is not dict or depth >= MAX_ATTRIBUTE_DEPTH or isinstance(obj, _NO_ATTRIBUTES):
+    if type(attributes) is not dict or depth >= MAX_ATTRIBUTE_DEPTH:
         return (t, ident)
     return (t, ident, tuple((k, _key(v, depth + 1, False, held)) for k, v in attributes.items()))
 

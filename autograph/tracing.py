@@ -519,6 +519,10 @@ class TracedFunction:
         return self._lookup(args, kwargs)[1]
 
 
+signature_cache.key_by_identity(TracedFunction)   # an attribute of a traced object
+signature_cache.key_by_identity(ConcreteFunction)
+
+
 def _array_shapes(key):
     """The shapes of the array leaves of a key, in the order of `trees.leaves`."""
     if type(key) is tuple and len(key) == 2 and type(key[0]) is tuple and isinstance(key[1], np.dtype):

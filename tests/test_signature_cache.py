@@ -95,6 +95,25 @@ def test_object_attribute_assignment_traces_again():
     assert f.trace_count == 4
 
 
+class Model:
+    def __init__(self):
+        self.double = autograph.function(lambda x: x * 2, autograph=False)
+        self.bias = 1.0
+
+    @autograph.function
+    def apply(self, x):
+        return self.double(x) + self.bias
+
+
+def test_a_traced_function_in_an_attribute_is_keyed_by_identity():
+    m = Model()
+    assert m.apply(np.float64(1.0)) == 3.0
+    m.double(np.float32(1.0))           # changes the attribute's own cache, not what apply reads
+    m.double(np.ones(3))
+    assert m.apply(np.float64(2.0)) == 5.0
+    assert Model.apply.trace_count == 1
+
+
 class Unhashable:
     __hash__ = None
 
