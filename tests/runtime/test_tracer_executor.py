@@ -35,7 +35,7 @@ def test_operators_run_as_python_operators_with_ufunc_results(a, b):
                     np.floor_divide(a, b), np.remainder(a, b), np.greater(a, b),
                     np.less_equal(a, b), np.equal(a, b), np.not_equal(a, b), np.negative(a),
                     np.absolute(b), np.multiply(2, a), np.add(a, 1), np.subtract(0.5, b))
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         assert type(g) is type(e)
         assert np.asarray(g).dtype == np.asarray(e).dtype
         np.testing.assert_array_equal(g, e)
