@@ -73,6 +73,34 @@ def test_closures_share_cells_with_the_original():
     assert converted(3) == 30 == inner(3)
 
 
+def _counters():
+    count = 0
+    offset = 10
+
+    def bump(x):
+        nonlocal count
+        while x > 0:
+            if x % 2:
+                count += x
+            x -= 1
+        return count + offset
+
+    return bump, lambda y: y * offset + count
+
+
+def test_closures_with_nonlocal_convert():
+    """The source check compiles the inner function inside a function that
+    binds its free variables, where `nonlocal` is legal."""
+    bump, read = _counters()
+    plain_bump, plain_read = _counters()
+    converted, converted_read = autograph.to_graph(bump), autograph.to_graph(read)
+    assert converted is not bump and converted_read is not read
+    assert "nonlocal count" in autograph.to_code(bump)
+    for x in (3, 0, 4):
+        assert converted(x) == plain_bump(x)
+        assert converted_read(x) == plain_read(x)
+
+
 def test_lambda():
     absolute = lambda x: x if x >= 0 else -x  # noqa: E731
     converted = autograph.to_graph(absolute)
