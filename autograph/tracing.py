@@ -14,10 +14,12 @@ counterpart of `tf.function`), `Spec`, `Graph` (explicit-graph flow) and
 import functools
 import inspect
 import logging
+import types
 
 import numpy as np
 
 from autograph.runtime.tracer import context, passes, trees
+from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.executor import compile_graph
 from autograph.runtime.tracer.graph import Graph
 from autograph.runtime.tracer.symbolic import SymbolicArray
@@ -171,6 +173,7 @@ class ConcreteFunction:
 
 
 _OUT = object()
+_LAZY_RESULTS = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 _trace_stack = context._stack
 _NUMPY_SCALARS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.generic))
 
@@ -193,6 +196,12 @@ def _trace(name, python_function, args, kwargs, arg_names):
     context.push_graph(graph)
     try:
         result = python_function(*symbolic_args, **symbolic_kwargs)
+        if isinstance(result, _LAZY_RESULTS):
+            raise TracingError(
+                f"{name} returned a {type(result).__name__} while it was traced: a generator (or coroutine) "
+                "runs its body only when it is iterated, after the trace has ended, so autograph.function "
+                "cannot trace it. Return the values instead (a list, a tuple, or np.stack of them), or "
+                "trace a function that iterates the generator and returns what it needs")
     finally:
         context.pop_graph(graph)
     outputs = []
@@ -230,7 +239,7 @@ def _make_entry(args, call):
     `args` and no keywords, else the generic path (`_fallback`)."""
     names = [f"a{i}" for i in range(len(args))]
     namespace = {"_call": call, "_fallback": _fallback, "_MISSING": _MISSING,
-                 "_trace_stack": _trace_stack}
+                 "_trace_stack": _trace_stack, "__name__": __name__}
     tests = []
     for i, (name, a) in enumerate(zip(names, args)):
         namespace[f"t{i}"] = type(a)
@@ -260,8 +269,9 @@ class TracedFunction:
     """The result of `autograph.function(f)`: converts `f`, traces it on its
     first call per argument signature, then runs the cached graph."""
 
-    def __init__(self, python_function, input_signature=None, autograph=True):
+    def __init__(self, python_function, input_signature=None, autograph=True, **conversion):
         self.python_function = python_function
+        self._conversion = conversion  # to_graph's strict, include, exclude
         self.input_signature = None if input_signature is None else [
             s if isinstance(s, Spec) else Spec(*s) for s in input_signature]
         self.autograph = autograph
@@ -297,7 +307,7 @@ class TracedFunction:
         if self._converted is None:
             if self.autograph:
                 from autograph import to_graph
-                self._converted = to_graph(self.python_function)
+                self._converted = to_graph(self.python_function, **self._conversion)
             else:
                 self._converted = self.python_function
         return self._converted
@@ -431,11 +441,14 @@ class TracedFunction:
         return concrete
 
 
-def function(func=None, *, input_signature=None, autograph=True):
+def function(func=None, *, input_signature=None, autograph=True, strict=None, include=(), exclude=()):
     """Decorator: compiles `func` into traced graphs (see TracedFunction).
 
     `input_signature`: a list of Spec; one trace serves every matching input.
-    `autograph=False`: trace `func` without converting it first."""
+    `autograph=False`: trace `func` without converting it first.
+    `strict`, `include`, `exclude`: how `func` and its callees are converted
+    (see `autograph.to_graph`)."""
+    conversion = {"strict": strict, "include": include, "exclude": exclude}
     if func is None:
-        return lambda f: TracedFunction(f, input_signature, autograph)
-    return TracedFunction(func, input_signature, autograph)
+        return lambda f: TracedFunction(f, input_signature, autograph, **conversion)
+    return TracedFunction(func, input_signature, autograph, **conversion)
