@@ -18,6 +18,7 @@ dead function alive) and per function.
 import ast
 import itertools
 import linecache
+import sys
 import threading
 import types
 import typing
@@ -149,9 +150,13 @@ class _Artifact:
     @property
     def source(self):
         if self._source is None:
-            self._source = ast.unparse(gast.gast_to_ast(self.tree)) + "\n"
+            self._source = deep(_unparse, self.tree, what="show the generated code") + "\n"
             self.tree = None
         return self._source
+
+
+def _unparse(tree):
+    return ast.unparse(gast.gast_to_ast(tree))
 
 
 def _lazy_lines(reference):
@@ -407,27 +412,7 @@ def _artifact(f):
         artifact = cache.get(code)
         if artifact is not None:
             return artifact
-        premarked = frozenset()
-        while True:
-            node, filename = parsing.parse_function(f)
-            if not convertible(node):
-                raise ConversionError(f"cannot convert {f.__qualname__}: it is a generator or coroutine function, "
-                                      "which conversion leaves as it is (it runs as Python)")
-            namer = Namer(analysis.all_identifiers(node))
-            ag = namer.fixed("ag__")
-            node = _as_function_def(node, namer)
-            node.decorator_list = []
-            _mangle_private_names(node, f.__qualname__)
-            ctx = Context(namer, ag, f.__globals__, filename, f.__qualname__)
-            ctx.premarked = premarked
-            try:
-                node = convert_tree(node, ctx)
-                break
-            except control_flow.Rerun as rerun:
-                premarked = premarked | rerun.names
-        _fill_empty_blocks(node)
-        fast, sites = fast_paths.transform(node, ctx)
-        new_code = _compile(fast, f, filename, ag, sites)
+        node, new_code, filename, sites = deep(_convert, f, what=f"convert {f.__qualname__}")
         key = f"autograph-generated:{f.__qualname__}#{next(_counter)}"
         artifact = _Artifact(new_code, node, key, sites)  # fast_paths shares but never changes `node`
         linecache.cache[key] = (_lazy_lines(weakref.ref(artifact)),)
@@ -437,6 +422,76 @@ def _artifact(f):
         if logs.get_verbosity() >= 3:
             logs.log(3, "generated code of %s:\n%s", f.__qualname__, artifact.source)
         return artifact
+
+
+def _convert(f):
+    """(converted tree, code object, file name, call sites) for `f`."""
+    premarked = frozenset()
+    while True:
+        node, filename = parsing.parse_function(f)
+        if not convertible(node):
+            raise ConversionError(f"cannot convert {f.__qualname__}: it is a generator or coroutine function, "
+                                  "which conversion leaves as it is (it runs as Python)")
+        namer = Namer(analysis.all_identifiers(node))
+        ag = namer.fixed("ag__")
+        node = _as_function_def(node, namer)
+        node.decorator_list = []
+        _mangle_private_names(node, f.__qualname__)
+        ctx = Context(namer, ag, f.__globals__, filename, f.__qualname__)
+        ctx.premarked = premarked
+        try:
+            node = convert_tree(node, ctx)
+            break
+        except control_flow.Rerun as rerun:
+            premarked = premarked | rerun.names
+    _fill_empty_blocks(node)
+    fast, sites = fast_paths.transform(node, ctx)
+    return node, _compile(fast, f, filename, ag, sites), filename, sites
+
+
+# The converters, gast and ast.unparse walk trees recursively, a few Python
+# frames per level: an `elif` chain of 200 branches, a sum of 250 terms or
+# an `and` of 200 operands (whose conversion nests) exceeds the default
+# recursion limit, where Python's own compiler, written in C, does not. Such
+# a conversion runs again in a thread of its own, with a large stack and a
+# recursion limit to match; past that limit the function is not converted.
+DEEP_RECURSION_LIMIT = 50_000
+_DEEP_STACK_SIZE = 512 * 1024 * 1024
+
+
+def deep(fn, *args, what):
+    """`fn(*args)`; if it exceeds the recursion limit, again with room for
+    deep recursion. `what` ('convert f') is for the error past that room."""
+    try:
+        return fn(*args)
+    except RecursionError:
+        pass
+    outcome = []
+
+    def run():
+        try:
+            outcome.append((True, fn(*args)))
+        except BaseException as error:  # handed to the calling thread
+            outcome.append((False, error))
+
+    limit = sys.getrecursionlimit()
+    size = threading.stack_size()
+    try:
+        threading.stack_size(_DEEP_STACK_SIZE)
+        sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+        worker = threading.Thread(target=run, name="autograph-deep-conversion")
+        worker.start()
+        worker.join()
+    finally:
+        sys.setrecursionlimit(limit)
+        threading.stack_size(size)
+    succeeded, value = outcome[0]
+    if succeeded:
+        return value
+    if isinstance(value, RecursionError):
+        raise ConversionError(f"cannot {what}: its code nests too deeply (more than {DEEP_RECURSION_LIMIT} "
+                              "levels of recursion in the converter); split it into smaller functions") from None
+    raise value
 
 
 def converted_source(f):
