@@ -74,6 +74,10 @@ def _module_names(names, keyword):
         return ()
     if isinstance(names, (str, types.ModuleType)):
         names = [names]
+    try:
+        names = list(names)
+    except TypeError:
+        names = [names]
     result = set()
     for name in names:
         if isinstance(name, types.ModuleType):
