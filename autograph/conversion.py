@@ -478,13 +478,17 @@ def deep(fn, *args, what):
     size = threading.stack_size()
     try:
         threading.stack_size(_DEEP_STACK_SIZE)
-        sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
-        worker = threading.Thread(target=run, name="autograph-deep-conversion")
-        worker.start()
-        worker.join()
-    finally:
-        sys.setrecursionlimit(limit)
-        threading.stack_size(size)
+    except (ValueError, RuntimeError):  # the platform refuses a stack of that size
+        outcome.append((False, RecursionError()))
+    else:
+        try:
+            sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+            worker = threading.Thread(target=run, name="autograph-deep-conversion")
+            worker.start()
+            worker.join()
+        finally:
+            sys.setrecursionlimit(limit)
+            threading.stack_size(size)
     succeeded, value = outcome[0]
     if succeeded:
         return value

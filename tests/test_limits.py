@@ -13,7 +13,10 @@ import tracemalloc
 import pytest
 
 import autograph
-from benchmarks import scaling
+
+# The benchmark scripts import their sibling `tables` as a top-level module.
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+from benchmarks import scaling  # noqa: E402
 
 # Recursion ------------------------------------------------------------------
 
