@@ -115,7 +115,7 @@ def to_graph(entity, recursive=True, strict=None, include=(), exclude=()):
         message = (f"cannot convert {_describe(entity)}: it has no Python source (a builtin, C function "
                    "or class)")
         if options.strict:
-            raise _strict_error(message, _describe(entity))
+            raise _strict_error(message, f"`{_describe(entity)}`")
         _warn_once(entity, f"{message}; it is returned unconverted")
         return entity
     if getattr(function, _DO_NOT_CONVERT, False) or conversion.is_generated(function.__code__):
