@@ -80,7 +80,7 @@ def _strict(f):
     (generates, "generates", "generator"),
     (returns_in_finally, "returns_in_finally", "a `return` inside a `finally` clause"),
     (same_line_a, "lambda at", "several lambdas on that line"),
-    (len, "len", "no Python source"),
+    (hex, "hex", "no Python source"),
 ], ids=["no_source", "locals", "generator", "return_in_finally", "two_lambdas", "builtin"])
 def test_strict_raises_for_every_fall_back(f, name, why, caplog):
     caplog.set_level(logging.WARNING, logger="autograph")
