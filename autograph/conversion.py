@@ -436,7 +436,7 @@ def _convert(f):
         ag = namer.fixed("ag__")
         node = _as_function_def(node, namer)
         node.decorator_list = []
-        _mangle_private_names(node, f.__qualname__)
+        _mangle_private_names(node, parsing.code_qualname(f))
         ctx = Context(namer, ag, f.__globals__, filename, f.__qualname__)
         ctx.premarked = premarked
         try:

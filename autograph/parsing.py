@@ -18,7 +18,7 @@ import gast
 
 from autograph.errors import ConversionError
 
-__all__ = ["parse_function", "parse_source"]
+__all__ = ["code_qualname", "parse_function", "parse_source", "private_name_mangler"]
 
 
 def parse_source(source, filename="<source>"):
@@ -149,7 +149,7 @@ def _same_lambda_code(node, f, filename, lines):
     except (SyntaxError, ValueError):
         return False
     found = _find_code(compiled, code.co_name)
-    return found is not None and _same_code(found, code, private_name_mangler(f.__qualname__))
+    return found is not None and _same_code(found, code, private_name_mangler(code_qualname(f)))
 
 
 _FUTURE_FLAGS = 0
@@ -207,7 +207,7 @@ def _compiles_to(source, f, imported=()):
     module that imports `imported`) gives `f`'s bytecode, variables, names
     and constants: the text still is the source of the code that runs."""
     code = f.__code__
-    mangle = private_name_mangler(f.__qualname__)
+    mangle = private_name_mangler(code_qualname(f))
     trees = [lambda: ast.parse(source)]
     # A function in a test module whose `assert`s pytest rewrote on import.
     rewrite = sys.modules.get("_pytest.assertion.rewrite")
@@ -295,13 +295,25 @@ def _same_qualname(mine, theirs):
     return mine == theirs or theirs.endswith("." + mine)
 
 
+def code_qualname(f):
+    """Where `f` was defined: its code's qualname (functools.wraps copies
+    the wrapped function's `__qualname__` onto a wrapper, which would mangle
+    `__names` for a class the wrapper is not in); `__qualname__` before 3.11."""
+    return getattr(f.__code__, "co_qualname", f.__qualname__)
+
+
 def private_name_mangler(qualname):
-    """The function that mangles `__name` as Python does inside the class
-    that `qualname` names (identity outside classes)."""
+    """The function that mangles `__name` as Python does inside the
+    innermost class around the function `qualname` names, its functions
+    nested in methods included (identity outside classes). In a qualname a
+    class is a part followed by a name; a function, one followed by
+    `<locals>`."""
     parts = qualname.split(".")
-    if len(parts) < 2 or parts[-2] == "<locals>" or not parts[-2].strip("_"):
+    owner = next((parts[i] for i in range(len(parts) - 2, -1, -1)
+                  if parts[i] != "<locals>" and parts[i + 1] != "<locals>"), None)
+    if owner is None or not owner.strip("_"):
         return lambda identifier: identifier
-    prefix = "_" + parts[-2].lstrip("_")
+    prefix = "_" + owner.lstrip("_")
 
     def mangle(identifier):
         if identifier and identifier.startswith("__") and not identifier.endswith("__") and "." not in identifier:

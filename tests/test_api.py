@@ -101,6 +101,54 @@ def test_closures_with_nonlocal_convert():
         assert converted_read(x) == plain_read(x)
 
 
+class _Vault:
+    def __init__(self):
+        self.__secret = 4
+
+    def opener(self):
+        def open_(x):
+            if x > self.__secret:
+                return x - self.__secret
+            return 0
+        return open_
+
+
+def test_closure_made_in_a_method_converts_with_its_private_names():
+    """Python mangles `__secret` in functions nested in methods too: the
+    source check and the conversion mangle for the innermost class."""
+    opener = _Vault().opener()
+    converted = autograph.to_graph(opener)
+    assert converted is not opener
+    assert [converted(x) for x in (9, 1)] == [opener(x) for x in (9, 1)]
+
+
+def _counting(fn):
+    @functools.wraps(fn)
+    def counted(*args):
+        counted.__calls = getattr(counted, "__calls", 0) + 1
+        if args[-1] > 0:
+            return fn(*args)
+        return None
+    return counted
+
+
+class _Counted:
+    @_counting
+    def double(self, x):
+        return 2 * x
+
+
+def test_wrapper_renamed_by_functools_wraps_converts():
+    """functools.wraps gives the wrapper the method's `__qualname__`; names
+    are mangled for where the code was defined (`co_qualname`), not for it."""
+    wrapper = _Counted.double
+    assert wrapper.__qualname__ == "_Counted.double"
+    converted = autograph.to_graph(wrapper)
+    assert converted is not wrapper
+    obj = _Counted()
+    assert [converted(obj, x) for x in (3, -1)] == [wrapper(obj, x) for x in (3, -1)]
+
+
 def test_lambda():
     absolute = lambda x: x if x >= 0 else -x  # noqa: E731
     converted = autograph.to_graph(absolute)
