@@ -13,10 +13,7 @@ import tracemalloc
 import pytest
 
 import autograph
-
-# The benchmark scripts import their sibling `tables` as a top-level module.
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
-from benchmarks import scaling  # noqa: E402
+from benchmarks import scaling
 
 # Recursion ------------------------------------------------------------------
 
