@@ -51,6 +51,7 @@ def _load():
     global jax, jnp, lax
     if jax is None:
         import jax as jax_module
+        import jax.extend.core  # noqa: F401 - jaxpr_as_fun
         import jax.numpy as jnp_module
         jax, jnp, lax = jax_module, jnp_module, jax_module.lax
 
@@ -178,6 +179,33 @@ def _pred(flag, what, loc):
     return flag if flag.dtype == bool else flag != 0
 
 
+# dead equations ---------------------------------------------------------------
+
+def _drop_dead_equations():
+    """Lets JAX drop, from the jaxprs being traced, the equations whose
+    results nobody uses: the loop test that generated code evaluates to
+    find out that it is traced, the attempts of a retried trace. JAX's own
+    reference-counting DCE (`auto_dce`, which it uses for its tangent
+    traces) keeps an equation only while a tracer of its results lives;
+    equations with effects always stay. Needs jax's internal trace state;
+    where that is not there (another jax version), nothing changes."""
+    try:
+        from weakref import ref
+
+        from jax._src import core
+        from jax._src.interpreters import partial_eval as pe
+        trace = core.trace_ctx.trace
+    except (ImportError, AttributeError):
+        return
+    while trace is not None:
+        frame = getattr(trace, "frame", None)
+        if isinstance(trace, pe.DynamicJaxprTrace) and frame is not None and not frame.auto_dce:
+            frame.auto_dce = True
+            frame.tracing_eqns = [ref(e) if type(e) is pe.TracingEqn and not e.effects else e
+                                  for e in frame.tracing_eqns]
+        trace = getattr(trace, "parent_trace", None)
+
+
 # cond ------------------------------------------------------------------------
 
 def _cond(pred, true_fn, false_fn, operands, names):
@@ -193,7 +221,7 @@ def _cond(pred, true_fn, false_fn, operands, names):
     for _attempt in range(4):
         records = [None, None]
 
-        def branch(k):
+        def branch(k, records=records):
             def run():
                 flat = _flat(normalize(fns[k](), count, "branch"))
                 records[k] = flat
@@ -207,14 +235,16 @@ def _cond(pred, true_fn, false_fn, operands, names):
             return run
 
         try:
-            outs = lax.cond(pred, branch(0), branch(1))
+            # Both branches are traced before anything is emitted, so that a
+            # retry leaves nothing behind.
+            jaxprs = [jax.make_jaxpr(branch(k))() for k in (0, 1)]
             error = None
         except Retry:
             raise
         except (TypeError, ValueError) as e:
             if records[1] is None:
                 raise
-            outs, error = None, e
+            jaxprs, error = None, e
         t_flat, f_flat = records
         static = {}
         again = False
@@ -258,7 +288,7 @@ def _cond(pred, true_fn, false_fn, operands, names):
             continue
         if error is not None:
             raise error
-        outs = iter(outs)
+        outs = iter(_choose(pred, *jaxprs))
         leaves = []
         for j, leaf in enumerate(t_flat.leaves):
             if j in stand_ins and type(leaf) is UndefinedReturnValue:
@@ -272,43 +302,131 @@ def _cond(pred, true_fn, false_fn, operands, names):
     raise BranchMismatchError(f"the outputs of {what} ({loc}) do not settle on one type")
 
 
+# Primitives whose derivative is finite wherever their operands are: where a
+# branch uses only these, `select` gives the gradient `lax.cond` gives.
+_SMOOTH = frozenset("""
+    add sub mul neg max min abs sign select_n convert_element_type copy copy_p integer_pow square
+    eq ne lt le gt ge and or not xor broadcast_in_dim reshape squeeze expand_dims slice dynamic_slice
+    concatenate reduce_sum dot_general transpose pjit jit
+""".split())
+
+SELECT_MAX_EQUATIONS = 12
+
+
+def _selectable(closed):
+    """The rule for `select`: both branches together have at most
+    SELECT_MAX_EQUATIONS equations (nested ones counted), no effects (print,
+    assert, callbacks) and no loops or conds; and either every output is an
+    integer or boolean, or every primitive is one of _SMOOTH (so that
+    `jax.grad` through the branch not taken adds zeros, never NaN)."""
+    seen, count = set(), 0
+    stack = [c.jaxpr for c in closed]
+    while stack:
+        jaxpr = stack.pop()
+        if jaxpr.effects:
+            return False
+        for eqn in jaxpr.eqns:
+            count += 1
+            seen.add(eqn.primitive.name)
+            for param in eqn.params.values():
+                inner = getattr(param, "jaxpr", param)
+                if hasattr(inner, "eqns"):
+                    stack.append(inner)
+                elif isinstance(param, (tuple, list)) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
+                    return False  # branches of a cond
+    if count > SELECT_MAX_EQUATIONS or seen & {"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"}:
+        return False
+    exact = not builtins.any(jnp.issubdtype(v.aval.dtype, jnp.inexact) for c in closed for v in c.jaxpr.outvars)
+    return exact or seen <= _SMOOTH
+
+
+def _choose(pred, true_jaxpr, false_jaxpr):
+    """The outputs of the branch that `pred` picks, from the branches'
+    traced jaxprs: `lax.select` of both where `_selectable` says that is
+    safe (XLA:CPU runs a small select faster than a conditional), else
+    `lax.cond`."""
+    true_fn, false_fn = (jax.extend.core.jaxpr_as_fun(c) for c in (true_jaxpr, false_jaxpr))
+    if not _selectable((true_jaxpr, false_jaxpr)):
+        return lax.cond(pred, true_fn, false_fn)
+    return [a if a is b else lax.select(pred, a, b) for a, b in zip(true_fn(), false_fn())]
+
+
 # loops -----------------------------------------------------------------------
 
 def _loop(test, body, state, names, what, loc, trip_count=None):
     """`while test(*state): state = body(*state)` as a `lax` loop; returns
-    the final state. With `trip_count` (a Python int), `test` is not called
-    and the loop is a `fori_loop` (differentiable in reverse mode)."""
+    the final state.
+
+    With `trip_count` (a Python int) the loop runs at most that many times
+    and `test` and `body` take the iteration index first: `test(i, *state)`
+    says whether iteration i runs (None: every iteration runs), `body(i,
+    *state)` runs it. Without `test` the loop is a `fori_loop` (a `scan`);
+    with one it stops when the test fails (see `_bounded_while`)."""
     flat = _flat(state)
     leaves = list(flat.leaves)
     types = {j: _typeof(leaf) for j, leaf in enumerate(leaves) if _is_value(leaf)}
+    counted = trip_count is not None
     for _attempt in range(8):
         dynamic = sorted(types)
 
-        def unflatten(carry):
+        def unflatten(carry, dynamic=dynamic):
             values = list(leaves)
             for j, v in zip(dynamic, carry):
                 values[j] = v
             return flat.rebuild(values)
 
-        def cond_fun(carry):
-            return _pred(test(*unflatten(carry)), what, loc)
-
-        def body_fun(carry):
-            new = _flat(body(*unflatten(carry)))
+        def step(*args, dynamic=dynamic):
+            new = _flat(body(*args[:-1], *unflatten(args[-1])))
             if staging.check_iteration(_VALUES, state, flat, leaves, types, new, names, what, loc):
                 raise Retry
             return [_cast(new.leaves[j], types[j]) for j in dynamic]
 
         init = [_cast(leaves[j], types[j]) for j in dynamic]
         try:
-            if trip_count is None:
-                carry = lax.while_loop(cond_fun, body_fun, init)
+            if not counted:
+                carry = lax.while_loop(lambda c: _pred(test(*unflatten(c)), what, loc),
+                                       lambda c: step(c), init)
+            elif test is None:
+                carry = lax.fori_loop(0, trip_count, step, init)
             else:
-                carry = lax.fori_loop(0, trip_count, lambda _, c: body_fun(c), init)
+                carry = _bounded_while(
+                    lambda ic: jnp.logical_and(ic[0] < trip_count,
+                                               _pred(test(ic[0], *unflatten(ic[1])), what, loc)),
+                    lambda ic: (ic[0] + 1, step(ic[0], ic[1])),
+                    (jnp.asarray(0), init), trip_count)[1]
         except Retry:
             continue
         return unflatten(carry)
     raise LoopStateError(f"the loop variables of {what} ({loc}) do not settle on one dtype")
+
+
+def _bounded_while(cond_fun, body_fun, init, trip_count):
+    """`lax.while_loop(cond_fun, body_fun, init)` that stops after at most
+    `trip_count` iterations, differentiable in reverse mode.
+
+    Run, it is a `while_loop`: it stops as soon as `cond_fun` fails. Where
+    it carries floating-point values it is a `custom_jvp` whose derivative
+    is that of `trip_count` iterations of `cond(cond_fun(c), body_fun, id)`
+    (a `scan`), which `jax.grad` can transpose: under `jax.grad(jax.jit(f))`
+    differentiation happens after the loop is traced, so the loop must
+    carry its own rule. Both forms come from one trace of each function."""
+    if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in jax.tree_util.tree_leaves(init)):
+        return lax.while_loop(cond_fun, body_fun, init)
+    body, body_consts = jax.closure_convert(body_fun, init)
+    cond, cond_consts = jax.closure_convert(cond_fun, init)
+    split = builtins.len(body_consts)
+
+    def as_while(init, *consts):
+        return lax.while_loop(lambda c: cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), init)
+
+    def as_scan(init, *consts):
+        def iteration(_, c):
+            return lax.cond(cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), lambda c: c, c)
+        return lax.fori_loop(0, trip_count, iteration, init)
+
+    loop = jax.custom_jvp(as_while)
+    loop.defjvp(lambda primals, tangents: jax.jvp(as_scan, primals, tangents))
+    return loop(init, *body_consts, *cond_consts)
 
 
 def _for(iterable, extra_test, body, state, names):
@@ -319,9 +437,6 @@ def _for(iterable, extra_test, body, state, names):
         what = "a `for` loop over a range whose bound is traced by JAX"
         start, stop, step = iterable.start, iterable.stop, iterable.step
 
-        def in_range(i):
-            return staging.in_range(i, stop, step)
-
         def item(i):
             return i
     else:
@@ -331,27 +446,36 @@ def _for(iterable, extra_test, body, state, names):
                 raise TypeError("iteration over a 0-d array")
         kind = iterable.kind + "() of " if type(iterable) is JaxZip else ""
         what = f"a `for` loop over {kind}an array traced by JAX"
-        start, step = 0, 1
-        stop = trip_count = builtins.min(jnp.shape(a)[0] for a in arrays)
-        if stop == 0:
+        trip_count = builtins.min(jnp.shape(a)[0] for a in arrays)
+        if trip_count == 0:
             return tuple(state)
 
-        def in_range(i):
-            return i < stop
+        def row(a, i):  # i is in [0, trip_count): no wrapping of negative indices
+            starts = (i,) + (0,) * (jnp.ndim(a) - 1)
+            sizes = (1,) + jnp.shape(a)[1:]
+            return lax.squeeze(lax.dynamic_slice(a, starts, sizes, allow_negative_indices=False), (0,))
 
         if type(iterable) is not JaxZip:
             def item(i):
-                return arrays[0][i]
+                return row(arrays[0], i)
         elif iterable.kind == "enumerate":
             def item(i):
                 first = iterable.start
-                return (i if type(first) is int and first == 0 else first + i, arrays[0][i])
+                return (i if type(first) is int and first == 0 else first + i, row(arrays[0], i))
         else:
             def item(i):
-                return tuple(a[i] for a in arrays)
+                return tuple(row(a, i) for a in arrays)
+
+    def run(i, *s):
+        return normalize(body(item(i), *s), count, "loop body")
+
+    if trip_count is not None:
+        # One counter: the loop's own index is the item's.
+        test = None if extra_test is None else lambda i, *s: extra_test(*s)
+        return _loop(test, run, tuple(state), names, what, loc, trip_count)
 
     def loop_test(i, *s):
-        flag = in_range(i)
+        flag = staging.in_range(i, stop, step)
         if extra_test is None:
             return flag
         more = extra_test(*s)
@@ -359,23 +483,11 @@ def _for(iterable, extra_test, body, state, names):
             return flag if more else False
         return jnp.logical_and(flag, more)
 
-    def run(i, *s):
-        return normalize(body(item(i), *s), count, "loop body")
-
     def loop_body(i, *s):
-        if trip_count is None or extra_test is None:
-            return (i + step,) + run(i, *s)
-        # A counted loop that can `break` runs every iteration, doing nothing
-        # once the break flag is set: a `fori_loop` can be differentiated.
-        more = extra_test(*s)
-        if type(more) in _NUMBERS:
-            return (i + step,) + (run(i, *s) if more else s)
-        new = _cond(more, lambda *t: pack(run(i, *t), count), lambda *t: pack(t, count),
-                    s, names)
-        return (i + step,) + normalize(new, count, "loop body")
+        return (i + step,) + run(i, *s)
 
     result = _loop(loop_test, loop_body, (start,) + tuple(state),
-                   ("<loop counter>",) + tuple(names), what, loc, trip_count)
+                   ("<loop counter>",) + tuple(names), what, loc)
     return result[1:]
 
 
@@ -511,9 +623,11 @@ class JaxBackend(staging.StagingBackend):
         return _concrete(value)
 
     def stage_cond(self, pred, true_fn, false_fn, operands, names):
+        _drop_dead_equations()
         return _cond(pred, true_fn, false_fn, operands, names)
 
     def stage_loop(self, test, body, state, names, what, loc):
+        _drop_dead_equations()
         return _loop(test, body, state, names, what, loc)
 
     def logical_not(self, value):
@@ -521,6 +635,7 @@ class JaxBackend(staging.StagingBackend):
 
     def for_loop(self, iterable, extra_test, body, state, names, opts):
         if type(iterable) in (JaxRange, JaxZip) or _is_abstract(iterable):
+            _drop_dead_equations()
             return _for(iterable, extra_test, body, state, names)
         return NotImplemented
 
