@@ -115,6 +115,7 @@ def bounded_fixed_point(x, tol):
 def decay_sum(x):
     acc = 0.0
     for i in range(len(x)):
+        autograph.set_loop_options(unroll=False)  # without it the loop unrolls, as Python runs it
         acc = 0.5 * acc + x[i]
     return acc
 

@@ -439,6 +439,15 @@ def _for(iterable, extra_test, body, state, names):
 
         def item(i):
             return i
+    elif type(iterable) is range:  # set_loop_options(unroll=False)
+        what = "a `for` loop over a range, not unrolled (set_loop_options(unroll=False))"
+        trip_count = builtins.len(iterable)
+        if trip_count == 0:
+            return tuple(state)
+
+        def item(i, first=iterable.start, step=iterable.step):
+            i = i if step == 1 else i * step
+            return i if first == 0 else first + i
     else:
         arrays = iterable.arrays if type(iterable) is JaxZip else (iterable,)
         for a in arrays:
@@ -634,7 +643,8 @@ class JaxBackend(staging.StagingBackend):
         return jnp.logical_not(value)
 
     def for_loop(self, iterable, extra_test, body, state, names, opts):
-        if type(iterable) in (JaxRange, JaxZip) or _is_abstract(iterable):
+        if type(iterable) in (JaxRange, JaxZip) or _is_abstract(iterable) \
+                or type(iterable) is range and opts.get("unroll") is False:
             _drop_dead_equations()
             return _for(iterable, extra_test, body, state, names)
         return NotImplemented

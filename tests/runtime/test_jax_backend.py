@@ -341,6 +341,59 @@ def test_for_with_return_is_one_while_with_one_counter(t):
     assert len(loop.outvars) == 3
 
 
+def decay_sum(x):
+    acc = 0.0
+    for i in range(len(x)):
+        autograph.set_loop_options(unroll=False)
+        acc = 0.5 * acc + x[i]
+    return acc
+
+
+def decay_sum_unrolled(x):
+    acc = 0.0
+    for i in range(len(x)):
+        acc = 0.5 * acc + x[i]
+    return acc
+
+
+def test_static_range_with_unroll_false_is_one_loop():
+    x = jnp.arange(64.0)
+    assert "scan" in primitives(decay_sum, x)
+    assert equations(autograph.to_graph(decay_sum), x) < 20
+    assert_same(decay_sum_unrolled(x), jit(decay_sum)(x))
+    assert_same(jax.grad(decay_sum_unrolled)(x), jax.jit(jax.grad(autograph.to_graph(decay_sum)))(x))
+    assert "scan" not in primitives(decay_sum_unrolled, x)   # the default unrolls, as Python runs it
+
+
+def strided_with_break(x, n):
+    total = jnp.zeros(())
+    for i in range(10, 2, -3):
+        autograph.set_loop_options(unroll=False)
+        if i < n:
+            break
+        total = total + x[i]
+    return total, i
+
+
+@pytest.mark.parametrize("n", [0, 5, 8, 20])
+def test_static_range_with_unroll_false_keeps_the_range_and_break(n):
+    x = jnp.arange(11.0)
+    assert_same(strided_with_break(x, n), jit(strided_with_break)(x, n))
+
+
+def python_only_loop(n):
+    total = 0
+    for i in range(n):
+        autograph.set_loop_options(unroll=False)
+        total += i
+    return total
+
+
+def test_unroll_false_on_python_values_runs_python():
+    assert autograph.to_graph(python_only_loop)(5) == 10
+    assert type(autograph.to_graph(python_only_loop)(5)) is int
+
+
 def triangular(n):
     total = 0
     for k in range(n):
