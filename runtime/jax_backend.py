@@ -6,11 +6,15 @@ tracers. Where a condition's value is known while tracing (under an eager
 `jax.grad`, say) the statement runs as plain Python, exactly as the
 unconverted function would. Where it is abstract:
 
-  * `if` and conditional expressions become `lax.cond`;
+  * `if` and conditional expressions become `lax.select` where both
+    branches are small and side-effect free (`_selectable`), else `lax.cond`;
   * `while` becomes `lax.while_loop`;
-  * `for` over a traced array, over `enumerate`/`zip` of traced arrays or over
-    `range()` of a traced bound becomes `lax.fori_loop` (reverse-mode
-    differentiable), or `lax.while_loop` when the loop can `break`;
+  * `for` over a traced array, over `enumerate`/`zip` of traced arrays, or
+    over a static `range()` with `set_loop_options(unroll=False)`, becomes
+    `lax.fori_loop` (reverse-mode differentiable), or a `lax.while_loop` over
+    the index that stops at a `break`/`return` (`_bounded_while`, which
+    differentiates as the scan form); over `range()` of a traced bound it
+    becomes `lax.while_loop`;
   * `and`, `or`, `not`, `print`, `assert`, `x[i] = v` and the builtins `range`,
     `len`, `int`, `float`, `bool`, `min`, `max`, `sum`, `any`, `all`,
     `enumerate` and `zip` get their traced meaning.
