@@ -188,13 +188,15 @@ def _pred(flag, what, loc):
 def _drop_dead_equations():
     """Lets JAX drop, from the jaxprs being traced, the equations whose
     results nobody uses: the loop test that generated code evaluates to
-    find out that it is traced, the attempts of a retried trace. JAX's own
-    reference-counting DCE (`auto_dce`, which it uses for its tangent
-    traces) keeps an equation only while a tracer of its results lives;
-    equations with effects always stay. Needs jax's internal trace state;
-    where that is not there (another jax version), nothing changes."""
+    find out that it is traced, a retried attempt. The frame of a jaxpr
+    being traced holds its equations; this makes it hold the ones recorded
+    so far weakly, as JAX's own reference-counting DCE (`auto_dce`, used
+    for its tangent traces) does: an equation then stays only while a
+    tracer of its results lives. Equations with effects always stay. Needs
+    jax's internal trace state; where that is not there (another jax
+    version), nothing changes."""
     try:
-        from weakref import ref
+        from weakref import ReferenceType, ref
 
         from jax._src import core
         from jax._src.interpreters import partial_eval as pe
@@ -202,11 +204,14 @@ def _drop_dead_equations():
     except (ImportError, AttributeError):
         return
     while trace is not None:
-        frame = getattr(trace, "frame", None)
-        if isinstance(trace, pe.DynamicJaxprTrace) and frame is not None and not frame.auto_dce:
-            frame.auto_dce = True
-            frame.tracing_eqns = [ref(e) if type(e) is pe.TracingEqn and not e.effects else e
-                                  for e in frame.tracing_eqns]
+        eqns = getattr(getattr(trace, "frame", None), "tracing_eqns", None)
+        if isinstance(trace, pe.DynamicJaxprTrace) and type(eqns) is list:
+            # Back to the last equation made weak by an earlier call.
+            k = len(eqns)
+            while k and type(eqns[k - 1]) is not ReferenceType:
+                k -= 1
+                if type(eqns[k]) is pe.TracingEqn and not eqns[k].effects:
+                    eqns[k] = ref(eqns[k])
         trace = getattr(trace, "parent_trace", None)
 
 
@@ -637,11 +642,15 @@ class JaxBackend(staging.StagingBackend):
 
     def stage_cond(self, pred, true_fn, false_fn, operands, names):
         _drop_dead_equations()
-        return _cond(pred, true_fn, false_fn, operands, names)
+        result = _cond(pred, true_fn, false_fn, operands, names)
+        _drop_dead_equations()
+        return result
 
     def stage_loop(self, test, body, state, names, what, loc):
         _drop_dead_equations()
-        return _loop(test, body, state, names, what, loc)
+        result = _loop(test, body, state, names, what, loc)
+        _drop_dead_equations()
+        return result
 
     def logical_not(self, value):
         return jnp.logical_not(value)
@@ -650,7 +659,9 @@ class JaxBackend(staging.StagingBackend):
         if type(iterable) in (JaxRange, JaxZip) or _is_abstract(iterable) \
                 or type(iterable) is range and opts.get("unroll") is False:
             _drop_dead_equations()
-            return _for(iterable, extra_test, body, state, names)
+            result = _for(iterable, extra_test, body, state, names)
+            _drop_dead_equations()
+            return result
         return NotImplemented
 
     def print_(self, *args, **kwargs):
