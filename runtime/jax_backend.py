@@ -246,7 +246,7 @@ def _cond(pred, true_fn, false_fn, operands, names):
         try:
             # Both branches are traced before anything is emitted, so that a
             # retry leaves nothing behind.
-            jaxprs = [jax.make_jaxpr(branch(k))() for k in (0, 1)]
+            jaxprs = [_trace(branch(k)) for k in (0, 1)]
             error = None
         except Retry:
             raise
@@ -347,6 +347,22 @@ def _selectable(closed):
         return False
     exact = not builtins.any(jnp.issubdtype(v.aval.dtype, jnp.inexact) for c in closed for v in c.jaxpr.outvars)
     return exact or seen <= _SMOOTH
+
+
+def _trace(fn):
+    """`fn()` traced into a closed jaxpr, leaving nothing in the trace that
+    calls it: as `jax.make_jaxpr(fn)()`, through the tracing function that
+    `lax.cond` uses (without `jit`'s argument handling and caches, which
+    cost more than tracing a small branch); `make_jaxpr` where jax has no
+    such function."""
+    try:
+        from jax._src import api_util
+        from jax._src.interpreters import partial_eval as pe
+        from jax._src.tree_util import FlatTree
+        no_args = FlatTree.flatten(((), {}))
+    except (ImportError, AttributeError):
+        return jax.make_jaxpr(fn)()
+    return pe.trace_to_jaxpr(fn, no_args, api_util.debug_info("cond", fn, (), {}))[0]
 
 
 def _choose(pred, true_jaxpr, false_jaxpr):
