@@ -11,7 +11,8 @@ For each function, both versions are checked to give the same result, then:
 
   * trace, and trace+compile: `jax.jit(f).trace(*args)`, then
     `.lower().compile()`, of a fresh function object (the conversion is
-    cached; tracing and XLA compilation are not), min over `--reps` runs;
+    cached; tracing and XLA compilation are not), min over `--reps` runs,
+    with the garbage collector off while timed (as `timeit` does);
   * run: a call of the compiled function, interleaved converted/hand-written,
     min over rounds of `timeit` batches;
   * eqns: equations of `jax.make_jaxpr(f)`, nested jaxprs included.
@@ -22,6 +23,7 @@ No timed assertions live in the tests; this script only reports.
 """
 
 import argparse
+import gc
 import math
 import os
 import sys
@@ -213,11 +215,16 @@ def first_call_times(make, args, reps):
     trace = total = math.inf
     for _ in range(reps):
         f = make()
-        start = time.perf_counter()
-        traced = jax.jit(f).trace(*args)
-        middle = time.perf_counter()
-        traced.lower().compile()
-        end = time.perf_counter()
+        gc.collect()
+        gc.disable()  # as timeit does: a collection's pause belongs to no one function
+        try:
+            start = time.perf_counter()
+            traced = jax.jit(f).trace(*args)
+            middle = time.perf_counter()
+            traced.lower().compile()
+            end = time.perf_counter()
+        finally:
+            gc.enable()
         trace, total = min(trace, middle - start), min(total, end - start)
     return trace, total
 

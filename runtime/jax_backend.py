@@ -30,6 +30,7 @@ once jax is imported, so it costs nothing to programs that do not use jax.
 """
 
 import builtins
+import math
 import sys
 
 from autograph.runtime import staging
@@ -209,12 +210,14 @@ _SMOOTH = frozenset("""
     concatenate reduce_sum dot_general transpose pjit jit
 """.split())
 
-SELECT_MAX_EQUATIONS = 12
+SELECT_MAX_ELEMENTS = 64
 
 
 def _selectable(closed):
-    """The rule for `select`: both branches together have at most
-    SELECT_MAX_EQUATIONS equations (nested ones counted), no effects (print,
+    """The rule for `select`: both branches together compute at most
+    SELECT_MAX_ELEMENTS array elements (the sizes of their equations'
+    results, nested equations included: 64 scalar operations, or one on an
+    array of 64 elements), have no effects (print,
     assert, callbacks) and no loops or conds; and either every output is an
     integer or boolean, or every primitive is one of _SMOOTH (so that
     `jax.grad` through the branch not taken adds zeros, never NaN)."""
@@ -225,7 +228,8 @@ def _selectable(closed):
         if jaxpr.effects:
             return False
         for eqn in jaxpr.eqns:
-            count += 1
+            count += builtins.sum(math.prod(d if type(d) is int else SELECT_MAX_ELEMENTS + 1
+                                            for d in getattr(v.aval, "shape", ())) for v in eqn.outvars)
             seen.add(eqn.primitive.name)
             for param in eqn.params.values():
                 inner = getattr(param, "jaxpr", param)
@@ -233,7 +237,7 @@ def _selectable(closed):
                     stack.append(inner)
                 elif isinstance(param, (tuple, list)) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
                     return False  # branches of a cond
-    if count > SELECT_MAX_EQUATIONS or seen & {"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"}:
+    if count > SELECT_MAX_ELEMENTS or seen & {"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"}:
         return False
     exact = not builtins.any(jnp.issubdtype(v.aval.dtype, jnp.inexact) for c in closed for v in c.jaxpr.outvars)
     return exact or seen <= _SMOOTH

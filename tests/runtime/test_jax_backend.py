@@ -94,18 +94,20 @@ def test_if_with_a_branch_that_can_give_nan_gradients_stays_lax_cond(x):
 
 
 def big_branches(x):
-    if x > 0:
-        for _ in range(8):
-            x = x * 1.5 + 1.0
+    if x.sum() > 0:
+        x = x * 1.5 + 1.0
     else:
         x = x - 1.0
     return x
 
 
 def test_large_branches_stay_lax_cond():
-    assert "cond" in primitives(big_branches, 1.0)
-    for x in (2.0, -2.0):
-        assert_same(big_branches(jnp.asarray(x)), jit(big_branches)(x))
+    # 3 operations on 40 elements: more than SELECT_MAX_ELEMENTS (64) to compute both ways.
+    assert "cond" in primitives(big_branches, jnp.ones(40))
+    assert "cond" not in primitives(big_branches, jnp.ones(20))
+    for sign in (1.0, -1.0):
+        x = jnp.arange(40.0) * sign
+        assert_same(big_branches(x), jit(big_branches)(x))
 
 
 def equations(f, *args):
