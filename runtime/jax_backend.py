@@ -282,6 +282,12 @@ def _loop(loop):
         carry = lax.while_loop(loop.cond_fun, loop.body_fun, loop.init())
     elif loop.stops_early:
         carry = _bounded_while(loop.cond_fun, loop.body_fun, loop.init(), loop.trip_count)
+    elif getattr(loop, "rows", None) is not None:
+        # Over arrays: a scan over their rows, as hand-written code does.
+        def step(c, rows):
+            loop.rows[0] = rows
+            return loop.counted_body_fun(c), None
+        carry = lax.scan(step, loop.init(), loop.rows[1])[0]
     else:
         carry = lax.fori_loop(0, loop.trip_count, lambda _, c: loop.counted_body_fun(c), loop.init())
     _drop_dead_equations()
@@ -341,16 +347,36 @@ def _counted(iterable, over_range, over_arrays):
     kind = iterable.kind if type(iterable) is JaxZip else None
     stop = builtins.min(jnp.shape(a)[0] for a in arrays)
     first = getattr(iterable, "start", 0)
+    # rows[0]: the current rows where the loop is a scan over the arrays.
+    rows = [None, tuple(a if jnp.shape(a)[0] == stop else a[:stop] for a in arrays)]
+
+    def row(k, i):
+        return rows[0][k] if rows[0] is not None else _row(arrays[k], i)
+
     if kind is None:
         def item(i):
-            return _row(arrays[0], i)
+            return row(0, i)
     elif kind == "enumerate":
         def item(i):
-            return (i if type(first) is int and first == 0 else first + i, _row(arrays[0], i))
+            return (i if type(first) is int and first == 0 else first + i, row(0, i))
     else:
         def item(i):
-            return tuple(_row(a, i) for a in arrays)
-    return staging.Counted(0, stop, 1, item, over_arrays(kind), stop)
+            return tuple(row(k, i) for k in range(builtins.len(arrays)))
+    return _OverArrays(rows, 0, stop, 1, item, over_arrays(kind), stop)
+
+
+class _OverArrays(staging.Counted):
+    """A counted loop over the rows of arrays: where it cannot stop early it
+    is a `lax.scan` over them (`_loop` reads `rows`)."""
+
+    def __init__(self, rows, *args):
+        super().__init__(*args)
+        self.rows = rows
+
+    def loop(self, backend, extra_test, body, state, names, loc):
+        loop = super().loop(backend, extra_test, body, state, names, loc)
+        loop.rows = None if extra_test is not None else self.rows
+        return loop
 
 
 # builtins --------------------------------------------------------------------
