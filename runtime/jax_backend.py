@@ -9,12 +9,13 @@ unconverted function would. Where it is abstract:
   * `if` and conditional expressions become `lax.select` where both
     branches are small and side-effect free (`_selectable`), else `lax.cond`;
   * `while` becomes `lax.while_loop`;
-  * `for` over a traced array, over `enumerate`/`zip` of traced arrays, or
-    over a static `range()` with `set_loop_options(unroll=False)`, becomes
-    `lax.fori_loop` (reverse-mode differentiable), or a `lax.while_loop` over
-    the index that stops at a `break`/`return` (`_bounded_while`, which
-    differentiates as the scan form); over `range()` of a traced bound it
-    becomes `lax.while_loop`;
+  * `for` over a traced array or over `enumerate`/`zip` of traced arrays
+    becomes `lax.scan` over the rows, over a static `range()` with
+    `set_loop_options(unroll=False)` a `lax.fori_loop` (both reverse-mode
+    differentiable); where the loop can `break` or `return`, a
+    `lax.while_loop` over the index that stops when it does
+    (`_bounded_while`, which differentiates as the scan form); over `range()`
+    of a traced bound, `lax.while_loop`;
   * `and`, `or`, `not`, `print`, `assert`, `x[i] = v` and the builtins `range`,
     `len`, `int`, `float`, `bool`, `min`, `max`, `sum`, `any`, `all`,
     `enumerate` and `zip` get their traced meaning.
