@@ -96,7 +96,7 @@ def _is_tracer(x):
 
 def _concrete(x):
     """`bool(x)` if x's value is known while tracing, else None."""
-    if isinstance(x, jax.core.Tracer) and x.to_concrete_value() is None:
+    if isinstance(x, jax.core.Tracer) and math.prod(x.shape) == 1 and x.to_concrete_value() is None:
         return None  # without the error bool() builds, which costs more than the rest of an `if`
     try:
         return bool(x)
