@@ -56,7 +56,7 @@ def main(argv=None):
     to_code.add_argument("target", metavar="FILE.py:FUNCTION")
     to_code.add_argument("--diff", action="store_true", help="print a unified diff against the original")
     to_code.add_argument("--inlined", action="store_true",
-                         help="print the code that runs: operators inlined for Python values (converters/fast_paths.py)")
+                         help="print the code that runs: each operator inlined for Python values")
     to_code.add_argument("--no-recursive", action="store_true", help="do not route calls through the call hook")
     args = parser.parse_args(argv)
 
