@@ -15,12 +15,14 @@ import collections
 import functools
 import inspect
 import logging
+import types
 
 import numpy as np
 
 from autograph import signature_cache
 from autograph.runtime.tracer import context, passes, trees
 from autograph.runtime.tracer.casting import cast
+from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.executor import compile_graph
 from autograph.runtime.tracer.graph import Graph, format_type
 from autograph.runtime.tracer.results import copy_result, protect_results
@@ -213,6 +215,7 @@ class ConcreteFunction:
 
 
 _OUT = object()
+_LAZY_RESULTS = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 _NUMPY_SCALARS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.generic))
 
 
@@ -234,6 +237,12 @@ def _trace(name, python_function, args, kwargs, arg_names):
     context.push_graph(graph)
     try:
         result = python_function(*symbolic_args, **symbolic_kwargs)
+        if isinstance(result, _LAZY_RESULTS):
+            raise TracingError(
+                f"{name} returned a {type(result).__name__} while it was traced: a generator (or coroutine) "
+                "runs its body only when it is iterated, after the trace has ended, so autograph.function "
+                "cannot trace it. Return the values instead (a list, a tuple, or np.stack of them), or "
+                "trace a function that iterates the generator and returns what it needs")
     finally:
         context.pop_graph(graph)
     outputs = []
@@ -321,7 +330,8 @@ def _make_entry(args, call, used):
     path (`_fallback`)."""
     names = [f"a{i}" for i in range(len(args))]
     namespace = {"_call": call, "_fallback": _fallback, "_MISSING": _MISSING,
-                 "_tracing": context.tracing_threads, "_eagerly": _run_eagerly, "_used": used}
+                 "_tracing": context.tracing_threads, "_eagerly": _run_eagerly, "_used": used,
+                 "__name__": __name__}
     tests = []
     for i, (name, a) in enumerate(zip(names, args)):
         namespace[f"t{i}"] = type(a)
@@ -362,8 +372,10 @@ class TracedFunction:
     are safe: each thread traces into its own graph, and a signature traced
     by two threads at once is traced once."""
 
-    def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False):
+    def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
+                 **conversion):
         self.python_function = python_function
+        self._conversion = conversion  # to_graph's strict, include, exclude
         self.input_signature = None if input_signature is None else [
             s if isinstance(s, Spec) else Spec(*s) for s in input_signature]
         self.autograph = autograph
@@ -406,7 +418,7 @@ class TracedFunction:
         if self._converted is None:
             if self.autograph:
                 from autograph import to_graph
-                self._converted = to_graph(self.python_function)
+                self._converted = to_graph(self.python_function, **self._conversion)
             else:
                 self._converted = self.python_function
         return self._converted
@@ -592,14 +604,18 @@ signature_cache.key_by_identity(TracedFunction)   # an attribute of a traced obj
 signature_cache.key_by_identity(ConcreteFunction)
 
 
-def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False):
+def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, strict=None,
+             include=(), exclude=()):
     """Decorator: compiles `func` into traced graphs (see TracedFunction).
 
     `input_signature`: a list of Spec; one trace serves every matching input.
     `autograph=False`: trace `func` without converting it first.
     `reduce_retracing=True`: when a call retraces only because array shapes
     changed, trace once more with those dimensions unknown (None), so that
-    later shapes of the same ranks reuse that graph."""
+    later shapes of the same ranks reuse that graph.
+    `strict`, `include`, `exclude`: how `func` and its callees are converted
+    (see `autograph.to_graph`)."""
+    conversion = {"strict": strict, "include": include, "exclude": exclude}
     if func is None:
-        return lambda f: TracedFunction(f, input_signature, autograph, reduce_retracing)
-    return TracedFunction(func, input_signature, autograph, reduce_retracing)
+        return lambda f: TracedFunction(f, input_signature, autograph, reduce_retracing, **conversion)
+    return TracedFunction(func, input_signature, autograph, reduce_retracing, **conversion)
