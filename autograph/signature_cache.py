@@ -33,8 +33,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["CACHE_SIZE", "SignatureCache", "describe_key", "generalize", "key_by_identity", "matches", "relax",
-           "signature_key"]
+__all__ = ["CACHE_SIZE", "SignatureCache", "array_shapes", "describe_key", "generalize", "key_by_identity", "matches",
+           "most_changed", "relax", "signature_key"]
 
 logger = logging.getLogger("autograph")
 
@@ -147,6 +147,30 @@ def describe_key(key):
     if type(key) is tuple and len(key) == 2 and key[0] in _VALUES:
         return repr(key[1])
     return repr(key)
+
+
+def array_shapes(key):
+    """The shapes of the array leaves of a key, in the order of `trees.leaves`."""
+    if _is_array_key(key):
+        return [key[0]]
+    if type(key) is tuple:
+        return [shape for k in key for shape in array_shapes(k)]
+    return []
+
+
+def most_changed(keys):
+    """For the retrace warning, given the keys of successive calls: (the
+    argument position that changed most often, its keys, whether only array
+    shapes of one rank and dtype changed there)."""
+    width = max(len(k) for k in keys)
+    changes = []
+    for pos in range(width):
+        column = [k[pos] if pos < len(k) else None for k in keys]
+        changes.append(sum(1 for a, b in zip(column, column[1:]) if a != b))
+    pos = max(range(width), key=lambda p: changes[p])
+    seen = [k[pos] for k in keys if pos < len(k)]
+    shapes = len({relax(k) for k in seen}) == 1 and any(array_shapes(k) for k in seen)
+    return pos, seen, shapes
 
 
 # reduce_retracing: keys whose array shapes differ share a generalized trace.

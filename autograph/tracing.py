@@ -27,7 +27,16 @@ from autograph.runtime.tracer.executor import compile_graph
 from autograph.runtime.tracer.graph import Graph, format_type
 from autograph.runtime.tracer.results import copy_result, protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
-from autograph.signature_cache import LRUDict, SignatureCache, describe_key, generalize, relax, signature_key
+from autograph.signature_cache import (
+    LRUDict,
+    SignatureCache,
+    array_shapes,
+    describe_key,
+    generalize,
+    most_changed,
+    relax,
+    signature_key,
+)
 
 __all__ = ["ConcreteFunction", "Graph", "Spec", "TracedFunction", "function", "py_function",
            "run_functions_eagerly"]
@@ -522,7 +531,7 @@ class TracedFunction:
 
     def _trace_generalized(self, general, args, kwargs):
         """Traces with Specs of the generalized shapes in place of the arrays."""
-        shapes = iter(_array_shapes(general))
+        shapes = iter(array_shapes(general))
 
         def spec(leaf):
             return Spec(next(shapes), leaf.dtype) if _is_input(leaf) else leaf
@@ -571,17 +580,9 @@ class TracedFunction:
             return
         self._warned = True
         keys = list(self._recent_keys)
-        width = max(len(k) for k in keys)
-        changes = []
-        for pos in range(width):
-            column = [k[pos] if pos < len(k) else None for k in keys]
-            changes.append(sum(1 for a, b in zip(column, column[1:]) if a != b))
-        pos = max(range(width), key=lambda p: changes[p])
-        names = self._arg_names(width)
+        pos, seen, shapes = most_changed(keys)
+        names = self._arg_names(max(len(k) for k in keys))
         name = names[pos] if pos < len(names) else "keyword arguments"
-        seen = [k[pos] for k in keys if pos < len(k)]
-        # Arrays of one rank and dtype that change shape: reduce_retracing helps.
-        shapes = len({relax(k) for k in seen}) == 1 and any(_array_shapes(k) for k in seen)
         logger.warning(
             "autograph.function %r has been retraced %d times; argument %r changed between "
             "calls (%s). Each new Python value or array shape/dtype triggers a new trace: pass "
@@ -601,15 +602,6 @@ class TracedFunction:
 
 signature_cache.key_by_identity(TracedFunction)   # an attribute of a traced object
 signature_cache.key_by_identity(ConcreteFunction)
-
-
-def _array_shapes(key):
-    """The shapes of the array leaves of a key, in the order of `trees.leaves`."""
-    if type(key) is tuple and len(key) == 2 and type(key[0]) is tuple and isinstance(key[1], np.dtype):
-        return [key[0]]
-    if type(key) is tuple:
-        return [shape for k in key for shape in _array_shapes(k)]
-    return []
 
 
 def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, strict=None,
