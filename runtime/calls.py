@@ -16,8 +16,8 @@ import weakref
 
 from autograph.runtime.backends import Backend, backend_of, backend_of_any
 
-__all__ = ["call", "call_builtins", "set_converter", "intercept", "refresh", "remember", "call_site", "call_method", "Site", "recall", "forget_all",
-           "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
+__all__ = ["call", "call_builtins", "set_converter", "intercept", "refresh", "remember", "call_site", "call_method",
+           "Site", "recall", "forget_all", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
     return f
@@ -128,7 +128,9 @@ def _override(func):
     argument (or, for reducers, an element of a list or tuple argument) is
     one of its values."""
     name = getattr(func, "__name__", "")
-    scan = name in _REDUCERS and getattr(func, "__module__", None) == "builtins"
+    # numpy's constructors take sizes and values in lists and tuples too.
+    scan = (name in _REDUCERS and getattr(func, "__module__", None) == "builtins") \
+        or getattr(func, "__module__", None) == "numpy"
     # The common call, one or two plain arguments, costs two type checks.
     quick = (_PLAIN - set(_SEQUENCES) if scan else _PLAIN) | {_Absent}
 
@@ -214,6 +216,10 @@ def call(f):
         entry = f.__dict__.get(CACHE_KEY)
         if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
             return entry[1]
+        override = _OVERRIDES.get(id(f))  # a library function a backend overrides (np.full)
+        if override is not None:
+            remember(f, override)
+            return override
         return _converter(f)
     if cls is _BuiltinFunctionType or cls is type:
         # Builtins, C functions and bound methods of C types; classes.

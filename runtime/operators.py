@@ -14,11 +14,12 @@ Conventions shared by all operators:
 
 import operator
 
+from autograph.runtime import places
 from autograph.runtime.backends import _by_type, backend_of
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
-    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
+    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
     "assert_stmt", "setitem", "is_python", "iterate",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
@@ -75,7 +76,21 @@ def if_stmt(cond, if_body, else_body, state, names):
         if cond:
             return if_body(*state)
         return None if else_body is None else else_body(*state)
-    return backend.cond(cond, if_body, else_body, state, names)
+    return _cond(backend, cond, if_body, else_body, state, names)
+
+
+def _known(backend, value):
+    """`bool(value)` where `backend` knows it while tracing, else None."""
+    concrete = getattr(backend, "concrete", None)
+    return None if concrete is None else concrete(value)
+
+
+def _cond(backend, cond, if_body, else_body, state, names):
+    """The backend's cond; when it stages both branches, what they change in
+    place (captured variables, items, attributes) travels as outputs."""
+    if _known(backend, cond) is not None:
+        return backend.cond(cond, if_body, else_body, state, names)
+    return places.cond(backend.cond, cond, if_body, else_body, state, names)
 
 
 def while_stmt(test, body, state, names, opts=None):
@@ -93,7 +108,12 @@ def while_stmt(test, body, state, names, opts=None):
         result = test(*state)
         backend = backend_of(result)
         if backend is not None:
-            return _pack(backend.while_loop(test, body, state, names, opts or {}), count)
+            known = _known(backend, result)
+            if known is None:
+                return _pack(places.loop(
+                    lambda t, b, s, n, backend=backend: backend.while_loop(t, b, s, n, opts or {}),
+                    test, body, state, names), count)
+            result = known
         if not result:
             return _pack(state, count)
         state = _unpack(body(*state), count)
@@ -115,7 +135,8 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     count = len(names)
     backend = backend_of(iterable)
     if backend is not None:
-        result = backend.for_loop(iterable, extra_test, body, state, names, opts or {})
+        result = places.loop(lambda t, b, s, n: backend.for_loop(iterable, t, b, s, n, opts or {}),
+                             extra_test, body, state, names, for_item=True)
         if result is not NotImplemented:
             return _pack(result, count)
     if extra_test is None:
@@ -133,8 +154,8 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
             state = _unpack(body(item, *state), count)
         else:
             # The break flag is symbolic: the iteration runs only where it holds.
-            state = _unpack(guard.cond(
-                flag,
+            state = _unpack(_cond(
+                guard, flag,
                 lambda *s, item=item: body(item, *s),
                 lambda *s: _pack(s, count),
                 state, names), count)
@@ -178,6 +199,25 @@ def or_(left, *rest):
             return value
         value = right()
     return value
+
+
+_COMPARISONS = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+    ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def compare(left, ops, right, *later):
+    """A chained comparison `left ops[0] right ops[1] later[0]() ...`:
+
+        return and_(left ops[0] right, lambda: right ops[1] later[0]() ...)
+
+    each operand evaluated once, left to right, as Python does."""
+    first = _COMPARISONS[ops[0]](left, right)
+    if not later:
+        return first
+    return and_(first, lambda: compare(right, ops[1:], later[0](), *later[1:]))
 
 
 def not_(value):

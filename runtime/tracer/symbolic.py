@@ -147,6 +147,12 @@ class SymbolicArray:
     def __complex__(self):
         self._no_concrete("complex()")
 
+    def __contains__(self, value):
+        raise TracingError(
+            f"`value in array` on a symbolic array ({self!r}) is a Python bool, which is not known "
+            f"while tracing ({user_location()}); write `np.any(array == value)` for its value as a "
+            "symbolic bool")
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object")
@@ -276,4 +282,4 @@ class SymbolicZip:
                 "so that the `for` loop becomes a graph loop")
         if self.kind == "enumerate":
             return iter(builtins.enumerate(self.arrays[0], self.start))
-        return iter(builtins.zip(*self.arrays))
+        return iter(builtins.zip(*self.arrays))  # noqa: B905 - zip() stops at the shortest, as Python's

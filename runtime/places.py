@@ -1,0 +1,378 @@
+"""What a staged branch or loop body changes in place, made explicit state.
+
+Generated code passes a block's variables as state, but a block can also
+change things that are not its variables: a variable captured by a nested
+function (the block writes it through `nonlocal`), an item of a dict or a
+list (`x["b"] = 1`), an attribute of an object (`v.assign_add(1)` setting
+`v.value`). Python runs one branch, or each iteration, on the same objects;
+a tracer that runs both branches, or the body once for all iterations, must
+not. These are "places" (TensorFlow's activity analysis calls the items and
+attributes "composite names"), and when a block is staged they travel as
+state:
+
+    cond:  each branch runs on the places as they were before the `if` (they
+           are restored after it), returns what it left in every place the
+           branches change, and the backend merges those values like any
+           output; the merged values are then written into the places.
+    loop:  the places the body changes are loop variables: the body (and the
+           test) see the loop's value in them, and the final value is
+           written into them after the loop.
+
+Which places a block changes is learnt by running it: the objects reachable
+from the block's state, from the cells of its function and from the globals
+it names (dicts, lists, tuples, instances of user classes) are recorded
+before it runs and compared after. When a run finds a place the staging did
+not carry yet, the statement is staged again with it (`More`).
+
+Nothing of this runs for Python values: it is for staged statements only.
+"""
+
+import types
+
+from autograph.runtime.backends import backend_of
+from autograph.runtime.staging import normalize, pack
+from autograph.runtime.undefined import Undefined
+
+__all__ = ["cond", "loop"]
+
+_MISSING = object()
+_LIMIT = 5000  # containers recorded per statement; objects past it are not followed
+_OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+           types.CodeType, types.FrameType, property, classmethod, staticmethod)
+_LIBRARIES = ("autograph.", "numpy", "jax", "jaxlib", "torch", "builtins", "functools", "typing")
+
+
+class More(Exception):
+    """A staged block changed places the staging does not carry yet."""
+
+
+class Ref:
+    """A recorded container as a value of a place: the same object, not its
+    contents (a tracer must not take it apart and rebuild a copy)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return type(other) is Ref and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+    def __repr__(self):
+        return repr(self.obj)
+
+
+class Place:
+    """One cell, dict item, list or attribute. `key` identifies it."""
+
+    __slots__ = ("kind", "holder", "index", "name")
+
+    def __init__(self, kind, holder, index, name):
+        self.kind, self.holder, self.index, self.name = kind, holder, index, name
+
+    @property
+    def key(self):
+        return (id(self.holder), self.kind, self.index)
+
+
+def _instance_dict(obj):
+    if isinstance(obj, _OPAQUE) or backend_of(obj) is not None:
+        return None
+    module = getattr(type(obj), "__module__", "") or ""
+    if module.startswith(_LIBRARIES):
+        return None
+    try:
+        attributes = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return None
+    return attributes if type(attributes) is dict else None
+
+
+class Recorded:
+    """The places reachable from a block, as they are now."""
+
+    def __init__(self, functions, roots):
+        self.cells = []       # (cell, name, contents or _MISSING)
+        self.containers = {}  # id -> (kind, obj, name, snapshot)
+        self.order = []
+        pending = []
+        seen_cells = set()
+        for fn in functions:
+            if fn is None:
+                continue
+            code = fn.__code__
+            for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=True):
+                if id(cell) in seen_cells:
+                    continue
+                seen_cells.add(id(cell))
+                try:
+                    contents = cell.cell_contents
+                except ValueError:
+                    contents = _MISSING
+                self.cells.append((cell, name, contents))
+                pending.append((name, contents))
+            for name in _global_names(code):
+                if name in fn.__globals__:
+                    pending.append((name, fn.__globals__[name]))
+        pending.extend(roots)
+        self._walk(pending)
+
+    def __bool__(self):
+        return bool(self.cells or self.containers)
+
+    def _walk(self, pending):
+        pending.reverse()
+        while pending and len(self.containers) < _LIMIT:
+            name, obj = pending.pop()
+            if obj is _MISSING or id(obj) in self.containers:
+                continue
+            if isinstance(obj, dict):
+                kind, snapshot = "item", dict(obj)
+                children = [(f"{name}[{k!r}]", v) for k, v in obj.items()]
+            elif isinstance(obj, list):
+                kind, snapshot = "list", list(obj)
+                children = [(f"{name}[{i}]", v) for i, v in enumerate(obj)]
+            elif isinstance(obj, tuple):
+                self.containers[id(obj)] = ("tuple", obj, name, None)
+                pending.extend(reversed([(f"{name}[{i}]", v) for i, v in enumerate(obj)]))
+                continue
+            else:
+                attributes = _instance_dict(obj)
+                if attributes is None:
+                    continue
+                kind, snapshot = "attr", dict(attributes)
+                children = [(f"{name}.{k}", v) for k, v in attributes.items()]
+            self.containers[id(obj)] = (kind, obj, name, snapshot)
+            self.order.append(id(obj))
+            pending.extend(reversed(children))
+
+    def is_recorded(self, obj):
+        entry = self.containers.get(id(obj))
+        return entry is not None and entry[1] is obj and entry[0] != "tuple"
+
+    def changed(self):
+        """The places whose value is not the recorded one, in a stable order."""
+        found = []
+        for cell, name, before in self.cells:
+            if _cell_get(cell) is not before:
+                found.append(Place("cell", cell, None, name))
+        for key in self.order:
+            kind, obj, name, snapshot = self.containers[key]
+            if kind == "list":
+                if len(obj) != len(snapshot) or any(a is not b for a, b in zip(obj, snapshot, strict=False)):
+                    found.append(Place("list", obj, None, name))
+                continue
+            now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
+            for k in list(snapshot) + [k for k in now if k not in snapshot]:
+                if now.get(k, _MISSING) is not snapshot.get(k, _MISSING):
+                    label = f"{name}[{k!r}]" if kind == "item" else f"{name}.{k}"
+                    found.append(Place(kind, obj, k, label))
+        return found
+
+    def restore(self):
+        for cell, _, before in self.cells:
+            if _cell_get(cell) is not before:
+                _cell_set(cell, before)
+        for key in self.order:
+            kind, obj, _, snapshot = self.containers[key]
+            if kind == "list":
+                if len(obj) != len(snapshot) or any(a is not b for a, b in zip(obj, snapshot, strict=False)):
+                    obj[:] = snapshot
+                continue
+            now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
+            if now.keys() != snapshot.keys() or any(now[k] is not v for k, v in snapshot.items()):
+                now.clear()
+                now.update(snapshot)
+
+    def as_state(self, value):
+        """`value` (a branch output) with the recorded containers in it as
+        themselves, so that the object a variable names stays the same."""
+        if self.is_recorded(value):
+            return Ref(value)
+        t = type(value)
+        if t is tuple or t is list:
+            return t(self.as_state(v) for v in value)
+        if t is dict:
+            return {k: self.as_state(v) for k, v in value.items()}
+        return value
+
+    def get(self, place):
+        """The value in `place` as state: recorded containers stay themselves."""
+        if place.kind == "cell":
+            value = _cell_get(place.holder)
+        elif place.kind == "list":
+            return [Ref(v) if self.is_recorded(v) else v for v in place.holder]
+        else:
+            now = place.holder if place.kind == "item" else object.__getattribute__(place.holder, "__dict__")
+            value = now.get(place.index, _MISSING)
+        if value is _MISSING:
+            return Undefined(place.name)
+        return Ref(value) if self.is_recorded(value) else value
+
+
+def put(place, value):
+    """Writes `value` (as `Recorded.get` gives it) into `place`."""
+    if place.kind == "list":
+        place.holder[:] = [v.obj if type(v) is Ref else v for v in value]
+        return
+    value = value.obj if type(value) is Ref else value
+    if place.kind == "cell":
+        _cell_set(place.holder, _MISSING if type(value) is Undefined else value)
+        return
+    target = place.holder if place.kind == "item" else object.__getattribute__(place.holder, "__dict__")
+    if type(value) is Undefined:
+        target.pop(place.index, None)
+    else:
+        target[place.index] = value
+
+
+def _unref(value):
+    if type(value) is Ref:
+        return value.obj
+    t = type(value)
+    if t is tuple or t is list:
+        return t(_unref(v) for v in value)
+    if t is dict:
+        return {k: _unref(v) for k, v in value.items()}
+    return value
+
+
+def _cell_get(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+def _cell_set(cell, value):
+    if value is _MISSING:
+        try:
+            del cell.cell_contents
+        except ValueError:
+            pass
+    else:
+        cell.cell_contents = value
+
+
+def _global_names(code):
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(_global_names(const))
+    return names
+
+
+def _params(fn):
+    if fn is None:
+        return ()
+    code = fn.__code__
+    return code.co_varnames[:code.co_argcount]
+
+
+def _merge_found(found, places):
+    keys = {p.key for p in found}
+    new = [p for p in places if p.key not in keys]
+    found.extend(new)
+    return bool(new)
+
+
+# The statements ----------------------------------------------------------------
+
+def cond(stage, pred, true_fn, false_fn, operands, names):
+    """`stage(pred, true_fn, false_fn, operands, names)` (a backend's staged
+    cond) with the places the branches change as more outputs."""
+    roots = list(zip(_params(true_fn) or _params(false_fn), operands, strict=False))
+    recorded = Recorded((true_fn, false_fn), roots)
+    if not recorded:
+        return stage(pred, true_fn, false_fn, operands, names)
+    count = len(names)
+    found = []
+    for _attempt in range(8):
+        carried = list(found)
+
+        def wrap(fn, carried=carried):
+            def run(*ops):
+                try:
+                    if fn is not None:
+                        result = fn(*ops)
+                    else:
+                        result = pack(tuple(ops), count) if len(ops) == count else None
+                    result = tuple(recorded.as_state(v) for v in normalize(result, count, "branch"))
+                    if _merge_found(found, recorded.changed()):
+                        raise More
+                    values = tuple(recorded.get(p) for p in carried)
+                finally:
+                    recorded.restore()
+                return pack(result + values, count + len(carried))
+            return run
+
+        try:
+            out = stage(pred, wrap(true_fn), wrap(false_fn), operands,
+                        tuple(names) + tuple(p.name for p in carried))
+        except More:
+            recorded.restore()
+            continue
+        out = normalize(out, count + len(carried), "branch")
+        for place, value in zip(carried, out[count:], strict=True):
+            put(place, value)
+        return pack(tuple(_unref(v) for v in out[:count]), count)
+    raise RuntimeError("the places changed by a staged `if` do not settle")
+
+
+def loop(stage, test, body, state, names, for_item=False):
+    """`stage(test, body, state, names)` (a backend's staged loop; `body`
+    takes the item first when `for_item`) with the places the body changes
+    as more loop variables. Returns the final state tuple, or what `stage`
+    returns when it is not a tuple (NotImplemented)."""
+    roots = list(zip(names, state, strict=True))
+    recorded = Recorded((test, body), roots)
+    if not recorded:
+        return stage(test, body, state, names)
+    count = len(names)
+    found = []
+    for _attempt in range(8):
+        carried = list(found)
+        entry = tuple(recorded.get(p) for p in carried)
+
+        def enter(values, carried=carried):
+            for place, value in zip(carried, values, strict=True):
+                put(place, value)
+
+        def wrapped_test(*s, carried=carried):
+            if test is None:
+                return None
+            try:
+                enter(s[count:])
+                return test(*s[:count])
+            finally:
+                recorded.restore()
+
+        def wrapped_body(*args, carried=carried):
+            item, s = (args[:1], args[1:]) if for_item else ((), args)
+            try:
+                enter(s[count:])
+                result = normalize(body(*item, *s[:count]), count, "loop body")
+                if _merge_found(found, [p for p in recorded.changed()
+                                        if p.key not in {c.key for c in carried}]):
+                    raise More
+                values = tuple(recorded.get(p) for p in carried)
+            finally:
+                recorded.restore()
+            return pack(result + values, count + len(carried))
+
+        try:
+            out = stage(wrapped_test if test is not None else None, wrapped_body,
+                        tuple(state) + entry, tuple(names) + tuple(p.name for p in carried))
+        except More:
+            recorded.restore()
+            continue
+        if out is NotImplemented:
+            return out
+        out = tuple(out)
+        for place, value in zip(carried, out[count:], strict=True):
+            put(place, value)
+        return out[:count]
+    raise RuntimeError("the places changed by a staged loop do not settle")
