@@ -30,6 +30,7 @@ Nothing of this runs for Python values: it is for staged statements only.
 import types
 
 from autograph.runtime.backends import backend_of
+from autograph.runtime.errors import user_location
 from autograph.runtime.staging import normalize, pack
 from autograph.runtime.undefined import Undefined
 
@@ -326,34 +327,42 @@ def loop(stage, test, body, state, names, for_item=False):
     """`stage(test, body, state, names)` (a backend's staged loop; `body`
     takes the item first when `for_item`) with the places the body changes
     as more loop variables. Returns the final state tuple, or what `stage`
-    returns when it is not a tuple (NotImplemented)."""
+    returns when it is not a tuple (NotImplemented).
+
+    A variable or place unbound before the loop that the body binds is a
+    loop variable of the type of its first value (the backend gives it
+    zeros until then); after a loop that ran zero times it is unbound,
+    which an assertion checks at run time."""
     roots = list(zip(names, state, strict=True))
     recorded = Recorded((test, body), roots)
-    if not recorded:
+    unbound = any(type(v) is Undefined for v in state)
+    if not recorded and not unbound:
         return stage(test, body, state, names)
     count = len(names)
     found = []
+    where = user_location()
     for _attempt in range(8):
         carried = list(found)
         entry = tuple(recorded.get(p) for p in carried)
+        flagged = unbound or any(type(v) is Undefined for v in entry)
+        flag = (False,) if flagged else ()
+        width = count + len(carried)
 
         def enter(values, carried=carried):
             for place, value in zip(carried, values, strict=True):
                 put(place, value)
 
-        def wrapped_test(*s, carried=carried):
-            if test is None:
-                return None
+        def wrapped_test(*s, width=width):
             try:
-                enter(s[count:])
+                enter(s[count:width])
                 return test(*s[:count])
             finally:
                 recorded.restore()
 
-        def wrapped_body(*args, carried=carried):
+        def wrapped_body(*args, carried=carried, width=width, flag=flag):
             item, s = (args[:1], args[1:]) if for_item else ((), args)
             try:
-                enter(s[count:])
+                enter(s[count:width])
                 result = normalize(body(*item, *s[:count]), count, "loop body")
                 if _merge_found(found, [p for p in recorded.changed()
                                         if p.key not in {c.key for c in carried}]):
@@ -361,18 +370,38 @@ def loop(stage, test, body, state, names, for_item=False):
                 values = tuple(recorded.get(p) for p in carried)
             finally:
                 recorded.restore()
-            return pack(result + values, count + len(carried))
+            return pack(result + values + (True,) * len(flag), width + len(flag))
 
         try:
             out = stage(wrapped_test if test is not None else None, wrapped_body,
-                        tuple(state) + entry, tuple(names) + tuple(p.name for p in carried))
+                        tuple(state) + entry + flag,
+                        tuple(names) + tuple(p.name for p in carried) + ("<loop ran>",) * len(flag))
         except More:
             recorded.restore()
             continue
         if out is NotImplemented:
             return out
         out = tuple(out)
-        for place, value in zip(carried, out[count:], strict=True):
+        for place, value in zip(carried, out[count:width], strict=True):
             put(place, value)
+        if flagged:
+            before = tuple(state) + entry
+            bound = [name for name, a, b in zip(tuple(names) + tuple(p.name for p in carried), before,
+                                                out[:width], strict=True)
+                     if type(a) is Undefined and type(b) is not Undefined]
+            if bound:
+                _check_ran(out[width], bound, where)
         return out[:count]
     raise RuntimeError("the places changed by a staged loop do not settle")
+
+
+def _check_ran(ran, bound, where):
+    names = ", ".join(repr(n) for n in bound)
+    message = (f"{names} first defined inside the loop at {where} is unbound after it: the loop "
+               "ran zero times")
+    backend = backend_of(ran)
+    if backend is None:
+        if not ran:
+            raise UnboundLocalError(message)
+        return
+    backend.assert_(ran, lambda: message)

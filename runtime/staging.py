@@ -181,6 +181,12 @@ def branch_type_error(name, true_text, false_text, what, loc):
 
 # Loops ------------------------------------------------------------------------
 
+def first_defined_error(name, described, what, loc):
+    return UndefinedOutputError(
+        f"'{name}' is defined inside {what} ({loc}) but not before it, and it is used after the "
+        f"loop; it is {described}, and only a number or an array can be first defined in a traced "
+        "loop (the loop may run zero times); define it before the loop")
+
 def check_iteration(values, state, flat, leaves, types, new, names, what, loc):
     """Checks one traced iteration: `leaves` (the state's leaves, as the
     loop is entered), `types` (leaf position -> type, for the leaves the
@@ -210,9 +216,12 @@ def check_iteration(values, state, flat, leaves, types, new, names, what, loc):
                     leaves[j], types[j] = False, values.typeof(after)
                 again = True
             elif type(before) is Undefined and type(after) is not Undefined:
-                raise UndefinedOutputError(
-                    f"'{name}' is defined inside {what} ({loc}) but not before it, and it is "
-                    "used after the loop; define it before the loop")
+                if not values.is_value(after):
+                    raise first_defined_error(name, values.describe(after), what, loc)
+                # First defined in the loop: it takes the type of its first
+                # value; zeros stand for it until an iteration runs.
+                leaves[j], types[j] = False, values.typeof(after)
+                again = True
             elif not same_python(before, after):
                 raise LoopStateError(
                     f"'{name}' is {values.describe(before)} before an iteration of {what} "

@@ -193,6 +193,33 @@ def set_by_sign(v, c):
         v.value = -c
 
 
+def name_first_bound_in_while(n):
+    i = 0
+    while i < n:
+        i = n + 1
+        j = i + 1
+    return i, j
+
+
+def name_first_bound_in_for(a):
+    for v in a:
+        last = v * 2
+    return last
+
+
+class Record:
+    pass
+
+
+def attribute_first_set_in_while(n):
+    o = Record()
+    i = 0
+    while i < n:
+        o.total = i * 2
+        i += 1
+    return o.total
+
+
 AGREE = [
     (closure_reads_while_counter, [np.int64(0), np.int64(1), np.int64(3)]),
     (closure_reads_for_counter, [np.arange(2), np.arange(0)]),
@@ -208,6 +235,9 @@ AGREE = [
     (object_updated_in_while, [np.int64(0), np.int64(3)]),
     (object_in_while_test, [np.int64(0), np.int64(5)]),
     (attribute_of_argument, [np.int64(2), np.int64(-2)]),
+    (name_first_bound_in_while, [np.int64(1), np.int64(5)]),
+    (name_first_bound_in_for, [np.arange(3), np.arange(1)]),
+    (attribute_first_set_in_while, [np.int64(1), np.int64(3)]),
 ]
 
 
@@ -277,6 +307,34 @@ def test_python_item_values_must_agree(backend):
     with pytest.raises(BranchMismatchError, match=r"'x\['k'\]' is a Python str \('positive'\)|"
                                                   r"'x\['k'\]' is a Python str"):
         BACKENDS[backend](different_objects_in_branches)(np.int64(1))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("f, name", [(name_first_bound_in_while, "'j'"),
+                                     (attribute_first_set_in_while, "'o.total'")])
+def test_name_first_bound_in_loop_that_ran_zero_times_is_an_error(f, name, backend):
+    line = line_of(f, "while i < n")
+    message = rf"{name} first defined inside the loop at .*test_staged_semantics.py:{line} is unbound after it: " \
+        "the loop ran zero times"
+    staged = BACKENDS[backend](f)
+    with pytest.raises(Exception, match=message) as info:  # noqa: B017 - JAX wraps the AssertionError
+        staged(np.int64(0))
+    assert info.type is AssertionError or backend == "jax"
+
+
+def name_first_bound_as_python_object(n):
+    i = 0
+    while i < n:
+        label = "positive"
+        i += 1
+    return label
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_python_object_first_bound_in_loop_is_an_error(backend):
+    with pytest.raises(UndefinedOutputError, match=r"'label' is defined inside a `while` loop .* it is a Python "
+                                                   r"str, and only a number or an array can be first defined"):
+        BACKENDS[backend](name_first_bound_as_python_object)(np.int64(2))
 
 
 # Expressions on symbolic values ---------------------------------------------------

@@ -336,9 +336,16 @@ def _loop(test, body, state, names, what, loc):
                     changed = True
                     continue
                 if type(before) is Undefined and type(after) is not Undefined:
-                    raise UndefinedOutputError(
-                        f"'{name}' is defined inside {what} ({loc}) but not before it, and it is "
-                        "used after the loop; define it before the loop")
+                    # First defined in the loop: typed by its first value,
+                    # zeros stand for it until an iteration runs.
+                    stand_in, ok = _return_stand_in(after) if _is_value(after) else (None, False)
+                    if not ok or stand_in is None:
+                        raise staging.first_defined_error(name, _describe(after), what, loc)
+                    flat[j] = (i, stand_in)
+                    var_index = sorted(var_index + [j])
+                    avals[j] = _aval(after)
+                    changed = True
+                    continue
                 if not same_python(before, after):
                     raise LoopStateError(
                         f"'{name}' is {_describe(before)} before an iteration of {what} ({loc}) "
