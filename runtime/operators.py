@@ -14,7 +14,6 @@ Conventions shared by all operators:
 
 import operator
 
-from autograph.runtime import places
 from autograph.runtime.backends import _by_type, backend_of
 from autograph.runtime.undefined import Undefined
 
@@ -76,21 +75,7 @@ def if_stmt(cond, if_body, else_body, state, names):
         if cond:
             return if_body(*state)
         return None if else_body is None else else_body(*state)
-    return _cond(backend, cond, if_body, else_body, state, names)
-
-
-def _known(backend, value):
-    """`bool(value)` where `backend` knows it while tracing, else None."""
-    concrete = getattr(backend, "concrete", None)
-    return None if concrete is None else concrete(value)
-
-
-def _cond(backend, cond, if_body, else_body, state, names):
-    """The backend's cond; when it stages both branches, what they change in
-    place (captured variables, items, attributes) travels as outputs."""
-    if _known(backend, cond) is not None:
-        return backend.cond(cond, if_body, else_body, state, names)
-    return places.cond(backend.cond, cond, if_body, else_body, state, names)
+    return backend.cond(cond, if_body, else_body, state, names)
 
 
 def while_stmt(test, body, state, names, opts=None):
@@ -108,12 +93,7 @@ def while_stmt(test, body, state, names, opts=None):
         result = test(*state)
         backend = backend_of(result)
         if backend is not None:
-            known = _known(backend, result)
-            if known is None:
-                return _pack(places.loop(
-                    lambda t, b, s, n, backend=backend: backend.while_loop(t, b, s, n, opts or {}),
-                    test, body, state, names), count)
-            result = known
+            return _pack(backend.while_loop(test, body, state, names, opts or {}), count)
         if not result:
             return _pack(state, count)
         state = _unpack(body(*state), count)
@@ -135,8 +115,7 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     count = len(names)
     backend = backend_of(iterable)
     if backend is not None:
-        result = places.loop(lambda t, b, s, n: backend.for_loop(iterable, t, b, s, n, opts or {}),
-                             extra_test, body, state, names, for_item=True)
+        result = backend.for_loop(iterable, extra_test, body, state, names, opts or {})
         if result is not NotImplemented:
             return _pack(result, count)
     if extra_test is None:
@@ -154,8 +133,8 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
             state = _unpack(body(item, *state), count)
         else:
             # The break flag is symbolic: the iteration runs only where it holds.
-            state = _unpack(_cond(
-                guard, flag,
+            state = _unpack(guard.cond(
+                flag,
                 lambda *s, item=item: body(item, *s),
                 lambda *s: _pack(s, count),
                 state, names), count)

@@ -31,7 +31,7 @@ import types
 
 from autograph.runtime.backends import backend_of
 from autograph.runtime.errors import user_location
-from autograph.runtime.staging import normalize, pack
+from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
 
 __all__ = ["cond", "loop"]
