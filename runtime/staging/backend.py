@@ -106,6 +106,9 @@ class StagingBackend(Backend):
             return f"a Python {type(x).__name__} ({x!r})"
         if self.is_value(x):
             return self.describe_type(self.typeof(x))
+        x = getattr(x, "place_value", x)  # a container as a place's value (places.Ref)
+        if type(x) in (str, bytes, frozenset, set, type(None)) and len(repr(x)) <= 40:
+            return f"a Python {type(x).__name__} ({x!r})"
         return f"a Python {type(x).__name__}"
 
     # The statements ---------------------------------------------------------------

@@ -56,6 +56,10 @@ class Ref:
     def __init__(self, obj):
         self.obj = obj
 
+    @property
+    def place_value(self):
+        return self.obj
+
     def __eq__(self, other):
         return type(other) is Ref and other.obj is self.obj
 
@@ -67,7 +71,7 @@ class Ref:
 
 
 class Place:
-    """One cell, dict item, list or attribute. `key` identifies it."""
+    """One cell, dict item, list, set or attribute. `key` identifies it."""
 
     __slots__ = ("kind", "holder", "index", "name")
 
@@ -136,6 +140,11 @@ class Recorded:
             elif isinstance(obj, list):
                 kind, snapshot = "list", list(obj)
                 children = [(f"{name}[{i}]", v) for i, v in enumerate(obj)]
+            elif isinstance(obj, (set, frozenset)):
+                if isinstance(obj, set):  # its elements are hashable: no containers to follow
+                    self.containers[id(obj)] = ("set", obj, name, frozenset(obj))
+                    self.order.append(id(obj))
+                continue
             elif isinstance(obj, tuple):
                 self.containers[id(obj)] = ("tuple", obj, name, None)
                 pending.extend(reversed([(f"{name}[{i}]", v) for i, v in enumerate(obj)]))
@@ -166,6 +175,10 @@ class Recorded:
                 if len(obj) != len(snapshot) or any(a is not b for a, b in zip(obj, snapshot, strict=False)):
                     found.append(Place("list", obj, None, name))
                 continue
+            if kind == "set":
+                if obj != snapshot:
+                    found.append(Place("set", obj, None, name))
+                continue
             now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
             for k in list(snapshot) + [k for k in now if k not in snapshot]:
                 if now.get(k, _MISSING) is not snapshot.get(k, _MISSING):
@@ -182,6 +195,11 @@ class Recorded:
             if kind == "list":
                 if len(obj) != len(snapshot) or any(a is not b for a, b in zip(obj, snapshot, strict=False)):
                     obj[:] = snapshot
+                continue
+            if kind == "set":
+                if obj != snapshot:
+                    obj.clear()
+                    obj.update(snapshot)
                 continue
             now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
             if now.keys() != snapshot.keys() or any(now[k] is not v for k, v in snapshot.items()):
@@ -206,6 +224,8 @@ class Recorded:
             value = _cell_get(place.holder)
         elif place.kind == "list":
             return [Ref(v) if self.is_recorded(v) else v for v in place.holder]
+        elif place.kind == "set":
+            return frozenset(place.holder)
         else:
             now = place.holder if place.kind == "item" else object.__getattribute__(place.holder, "__dict__")
             value = now.get(place.index, _MISSING)
@@ -218,6 +238,10 @@ def put(place, value):
     """Writes `value` (as `Recorded.get` gives it) into `place`."""
     if place.kind == "list":
         place.holder[:] = [v.obj if type(v) is Ref else v for v in value]
+        return
+    if place.kind == "set":
+        place.holder.clear()
+        place.holder.update(value)
         return
     value = value.obj if type(value) is Ref else value
     if place.kind == "cell":

@@ -575,6 +575,17 @@ def python_item_values_differ(xp):
     return f
 
 
+def set_changed_differently(xp):
+    def f(x):
+        seen = {0}
+        if x > 0:
+            seen.add(1)
+        else:
+            seen.add(2)
+        return x, sorted(seen)
+    return f
+
+
 def list_grown_in_loop(xp):
     def f(x):
         fns = []
@@ -612,6 +623,8 @@ ERRORS = [
     (item_set_in_one_branch, [S(1.0)], UndefinedOutputError, "d['b']", "if x > 0",
      "is defined in the true branch but not in the false branch"),
     (python_item_values_differ, [S(1.0)], BranchMismatchError, "d['k']", "if x > 0",
+     "Python values other than numbers must be the same in both branches"),
+    (set_changed_differently, [S(1.0)], BranchMismatchError, "seen", "if x > 0",
      "Python values other than numbers must be the same in both branches"),
     (list_grown_in_loop, [S(2.0)], LoopStateError, "fns", "while x > 0",
      "changes structure in an iteration"),
