@@ -88,6 +88,47 @@ def test_name_first_bound_in_loop_that_ran_zero_times_is_an_error(f, name, backe
     assert info.type is AssertionError or backend == "jax"
 
 
+# numpy arrays changed in place -------------------------------------------------------
+
+def numpy_array_changed_in_branches(x):
+    buf = np.zeros(3)
+    if x > 0:
+        buf[0] = 1
+    else:
+        buf[0] = 2
+    return buf
+
+
+class Holder:
+    def __init__(self):
+        self.buf = np.zeros(2)
+
+
+def numpy_attribute_changed_in_loop(n):
+    o = Holder()
+    i = 0
+    while i < n:
+        o.buf[0] = o.buf[0] + 1
+        i += 1
+    return o.buf
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_array_changed_in_branches(backend):
+    staged = BACKENDS[backend](numpy_array_changed_in_branches)
+    for x in (np.int64(3), np.int64(-3)):
+        assert_same(numpy_array_changed_in_branches(x), staged(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_array_that_cannot_hold_a_traced_value_is_an_error(backend):
+    line = line_of(numpy_attribute_changed_in_loop, "while i < n")
+    with pytest.raises(TracingError, match=rf"'o.buf' is a numpy array changed in place by staged code "
+                                           rf"\(.*test_staged_semantics.py:{line}\), and a numpy array cannot "
+                                           "hold a traced value"):
+        BACKENDS[backend](numpy_attribute_changed_in_loop)(np.int64(3))
+
+
 # Expressions on symbolic values ---------------------------------------------------
 
 def chained_equality(x, y, z):

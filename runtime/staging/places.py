@@ -29,8 +29,9 @@ Nothing of this runs for Python values: it is for staged statements only.
 
 import types
 
+import numpy as np
 from autograph.runtime.backends import backend_of
-from autograph.runtime.errors import user_location
+from autograph.runtime.errors import TracingError, user_location
 from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
 
@@ -38,6 +39,7 @@ __all__ = ["cond", "loop"]
 
 _MISSING = object()
 _LIMIT = 5000  # containers recorded per statement; objects past it are not followed
+_ARRAY_LIMIT = 1 << 20  # numpy arrays are recorded by a copy: larger ones are not
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            types.CodeType, types.FrameType, property, classmethod, staticmethod)
 _LIBRARIES = ("autograph.", "numpy", "jax", "jaxlib", "torch", "builtins", "functools", "typing")
@@ -140,6 +142,12 @@ class Recorded:
             elif isinstance(obj, list):
                 kind, snapshot = "list", list(obj)
                 children = [(f"{name}[{i}]", v) for i, v in enumerate(obj)]
+            elif type(obj) is np.ndarray:
+                if obj.size > _ARRAY_LIMIT:
+                    continue
+                self.containers[id(obj)] = ("array", obj, name, obj.copy())
+                self.order.append(id(obj))
+                continue
             elif isinstance(obj, (set, frozenset)):
                 if isinstance(obj, set):  # its elements are hashable: no containers to follow
                     self.containers[id(obj)] = ("set", obj, name, frozenset(obj))
@@ -179,6 +187,10 @@ class Recorded:
                 if obj != snapshot:
                     found.append(Place("set", obj, None, name))
                 continue
+            if kind == "array":
+                if _array_changed(obj, snapshot):
+                    found.append(Place("array", obj, None, name))
+                continue
             now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
             for k in list(snapshot) + [k for k in now if k not in snapshot]:
                 if now.get(k, _MISSING) is not snapshot.get(k, _MISSING):
@@ -201,6 +213,10 @@ class Recorded:
                     obj.clear()
                     obj.update(snapshot)
                 continue
+            if kind == "array":
+                if _array_changed(obj, snapshot):
+                    obj[...] = snapshot
+                continue
             now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
             if now.keys() != snapshot.keys() or any(now[k] is not v for k, v in snapshot.items()):
                 now.clear()
@@ -210,6 +226,9 @@ class Recorded:
         """`value` (a branch output) with the recorded containers in it as
         themselves, so that the object a variable names stays the same."""
         if self.is_recorded(value):
+            entry = self.containers[id(value)]
+            if entry[0] == "array" and _array_changed(value, entry[3]):
+                return value.copy()  # its new contents, which the backend merges
             return Ref(value)
         t = type(value)
         if t is tuple or t is list:
@@ -226,6 +245,8 @@ class Recorded:
             return [Ref(v) if self.is_recorded(v) else v for v in place.holder]
         elif place.kind == "set":
             return frozenset(place.holder)
+        elif place.kind == "array":
+            return place.holder.copy()
         else:
             now = place.holder if place.kind == "item" else object.__getattribute__(place.holder, "__dict__")
             value = now.get(place.index, _MISSING)
@@ -234,14 +255,24 @@ class Recorded:
         return Ref(value) if self.is_recorded(value) else value
 
 
-def put(place, value):
-    """Writes `value` (as `Recorded.get` gives it) into `place`."""
+def put(place, value, where=None):
+    """Writes `value` (as `Recorded.get` gives it) into `place`; `where` is
+    the statement's location, for messages."""
     if place.kind == "list":
         place.holder[:] = [v.obj if type(v) is Ref else v for v in value]
         return
     if place.kind == "set":
         place.holder.clear()
         place.holder.update(value)
+        return
+    if place.kind == "array":
+        if type(value) is not np.ndarray:
+            raise TracingError(
+                f"'{place.name}' is a numpy array changed in place by staged code ({where or user_location()}), "
+                "and a numpy array cannot hold a traced value; give the new value to a local "
+                f"variable instead (for example `{place.name.split('.')[-1]} = ...` in the branch "
+                "or loop)")
+        place.holder[...] = value
         return
     value = value.obj if type(value) is Ref else value
     if place.kind == "cell":
@@ -252,6 +283,11 @@ def put(place, value):
         target.pop(place.index, None)
     else:
         target[place.index] = value
+
+
+def _array_changed(array, snapshot):
+    return array.shape != snapshot.shape or array.dtype != snapshot.dtype \
+        or not np.array_equal(array, snapshot, equal_nan=array.dtype.kind in "fc")
 
 
 def _unref(value):
@@ -315,6 +351,7 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
         return stage(pred, true_fn, false_fn, operands, names)
     count = len(names)
     found = []
+    where = user_location()
     for _attempt in range(8):
         carried = list(found)
 
@@ -342,7 +379,9 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
             continue
         out = normalize(out, count + len(carried), "branch")
         for place, value in zip(carried, out[count:], strict=True):
-            put(place, value)
+            if place.kind == "array" and place.name in names:
+                continue  # the variable takes the merged value (the array keeps its own)
+            put(place, value, where)
         return pack(tuple(_unref(v) for v in out[:count]), count)
     raise RuntimeError("the places changed by a staged `if` do not settle")
 
@@ -374,7 +413,7 @@ def loop(stage, test, body, state, names, for_item=False):
 
         def enter(values, carried=carried):
             for place, value in zip(carried, values, strict=True):
-                put(place, value)
+                put(place, value, where)
 
         def wrapped_test(*s, width=width):
             try:
@@ -407,7 +446,7 @@ def loop(stage, test, body, state, names, for_item=False):
             return out
         out = tuple(out)
         for place, value in zip(carried, out[count:width], strict=True):
-            put(place, value)
+            put(place, value, where)
         if flagged:
             before = tuple(state) + entry
             bound = [name for name, a, b in zip(tuple(names) + tuple(p.name for p in carried), before,
