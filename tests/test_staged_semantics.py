@@ -15,7 +15,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 
-from autograph.runtime.errors import TracingError  # noqa: E402
+from autograph.runtime.errors import LoopStateError, TracingError  # noqa: E402
 
 import autograph  # noqa: E402
 
@@ -86,6 +86,24 @@ def test_name_first_bound_in_loop_that_ran_zero_times_is_an_error(f, name, backe
     with pytest.raises(Exception, match=message) as info:  # noqa: B017 - JAX wraps the AssertionError
         staged(np.int64(0))
     assert info.type is AssertionError or backend == "jax"
+
+
+# Lambdas made in a staged loop -----------------------------------------------------
+
+def lambdas_made_in_loop(a):
+    fns = []
+    for v in a:
+        fns.append(lambda v=v: v)
+    return fns[0]()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lambda_made_in_staged_loop_is_an_error_naming_its_line(backend):
+    loop, made = line_of(lambdas_made_in_loop, "for v in a"), line_of(lambdas_made_in_loop, "lambda v=v")
+    with pytest.raises(LoopStateError, match=rf"'fns' changes structure in an iteration of a `for` loop .*"
+                                             rf"test_staged_semantics.py:{loop}\): \[\] before it, \[<a lambda "
+                                             rf"defined at .*test_staged_semantics.py:{made}>\] after it"):
+        BACKENDS[backend](lambdas_made_in_loop)(np.arange(3))
 
 
 # numpy arrays changed in place -------------------------------------------------------

@@ -9,9 +9,11 @@ their types are, how to stage a `cond` and a loop, and which iterables a
 `for` loop stages.
 """
 
+import types
+
 from autograph.runtime.backends import Backend
 from autograph.runtime.errors import user_location
-from autograph.runtime.staging import places
+from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
 from autograph.runtime.staging.loops import Loop
 from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, normalize
@@ -109,6 +111,8 @@ class StagingBackend(Backend):
         x = getattr(x, "place_value", x)  # a container as a place's value (places.Ref)
         if type(x) in (str, bytes, frozenset, set, type(None)) and len(repr(x)) <= 40:
             return f"a Python {type(x).__name__} ({x!r})"
+        if type(x) is types.FunctionType:
+            return errors.show(x)[1:-1]  # "a lambda defined at FILE:LINE"
         return f"a Python {type(x).__name__}"
 
     # The statements ---------------------------------------------------------------
