@@ -64,6 +64,15 @@ def attribute_first_set_in_while(n):
     return o.total
 
 
+def item_first_set_in_while(n):
+    d = {"a": 1}
+    i = 0
+    while i < n:
+        d["b"] = i * 2
+        i += 1
+    return d["b"]
+
+
 def test_python_values_keep_late_binding():
     def f(n):
         fns = []
@@ -77,7 +86,8 @@ def test_python_values_keep_late_binding():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("f, name", [(name_first_bound_in_while, "'j'"),
-                                     (attribute_first_set_in_while, "'o.total'")])
+                                     (attribute_first_set_in_while, "'o.total'"),
+                                     (item_first_set_in_while, '"d\\[\'b\'\\]"')])
 def test_name_first_bound_in_loop_that_ran_zero_times_is_an_error(f, name, backend):
     line = line_of(f, "while i < n")
     message = rf"{name} first defined inside the loop at .*test_staged_semantics.py:{line} is unbound after it: " \

@@ -290,6 +290,10 @@ def _array_changed(array, snapshot):
         or not np.array_equal(array, snapshot, equal_nan=array.dtype.kind in "fc")
 
 
+def _unref_each(values):
+    return tuple(v.obj if type(v) is Ref else v for v in values)
+
+
 def _unref(value):
     if type(value) is Ref:
         return value.obj
@@ -404,9 +408,16 @@ def loop(stage, test, body, state, names, for_item=False):
     count = len(names)
     found = []
     where = user_location()
+    # A dict or list that the body changes in place (rather than rebinding
+    # the variable) travels as itself, its items as places: so an item first
+    # set in the loop is one more variable first bound in it.
+    rebound = set()
     for _attempt in range(8):
         carried = list(found)
         entry = tuple(recorded.get(p) for p in carried)
+        by_ref = {k for k, v in enumerate(state)
+                  if type(v) in (dict, list) and recorded.is_recorded(v) and k not in rebound}
+        inputs = tuple(Ref(v) if k in by_ref else v for k, v in enumerate(state))
         flagged = unbound or any(type(v) is Undefined for v in entry)
         flag = (False,) if flagged else ()
         width = count + len(carried)
@@ -418,15 +429,21 @@ def loop(stage, test, body, state, names, for_item=False):
         def wrapped_test(*s, width=width):
             try:
                 enter(s[count:width])
-                return test(*s[:count])
+                return test(*_unref_each(s[:count]))
             finally:
                 recorded.restore()
 
-        def wrapped_body(*args, carried=carried, width=width, flag=flag):
+        def wrapped_body(*args, carried=carried, width=width, flag=flag, by_ref=by_ref):
             item, s = (args[:1], args[1:]) if for_item else ((), args)
             try:
                 enter(s[count:width])
-                result = normalize(body(*item, *s[:count]), count, "loop body")
+                before = _unref_each(s[:count])
+                result = normalize(body(*item, *before), count, "loop body")
+                moved = {k for k in by_ref if result[k] is not before[k]}
+                if moved:  # the body rebinds the variable: it travels as its contents
+                    rebound.update(moved)
+                    raise More
+                result = tuple(Ref(v) if k in by_ref else v for k, v in enumerate(result))
                 if _merge_found(found, [p for p in recorded.changed()
                                         if p.key not in {c.key for c in carried}]):
                     raise More
@@ -437,14 +454,14 @@ def loop(stage, test, body, state, names, for_item=False):
 
         try:
             out = stage(wrapped_test if test is not None else None, wrapped_body,
-                        tuple(state) + entry + flag,
+                        inputs + entry + flag,
                         tuple(names) + tuple(p.name for p in carried) + ("<loop ran>",) * len(flag))
         except More:
             recorded.restore()
             continue
         if out is NotImplemented:
             return out
-        out = tuple(out)
+        out = _unref_each(out)
         for place, value in zip(carried, out[count:width], strict=True):
             put(place, value, where)
         if flagged:

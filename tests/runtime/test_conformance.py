@@ -425,6 +425,30 @@ def names_first_bound_in_loops(xp):
     return f
 
 
+def item_first_set_in_loop(xp):
+    def f(n, x):
+        d = {"a": x}
+        i = 0
+        while i < n:
+            d["b"] = d["a"] * i
+            i += 1
+        return d["a"], d["b"]
+    return f
+
+
+def containers_rebound_in_loop(xp):
+    def f(n, x):
+        pair = [x, x * 0]
+        d = {"total": x * 0}
+        i = 0
+        while i < n:
+            pair = [pair[0] + 1, pair[1] + pair[0]]
+            d = {"total": d["total"] + i}
+            i += 1
+        return pair, d["total"]
+    return f
+
+
 def chained_comparisons(xp):
     def f(x, y):
         return 0 <= x < y, x == y == x, -1 < x < y < 2 < x
@@ -466,6 +490,8 @@ PROGRAMS = [
     (changed_in_a_called_function, SCALARS),
     (object_updated_in_loops, COUNTS),
     (names_first_bound_in_loops, POSITIVE_COUNTS),
+    (item_first_set_in_loop, POSITIVE_COUNTS),
+    (containers_rebound_in_loop, COUNTS),
     (chained_comparisons, PAIRS),
 ]
 
