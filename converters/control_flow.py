@@ -24,7 +24,9 @@ autograph.analysis): a branch's outputs are the variables it writes that are
 live after the `if`; its inputs are those it reads before writing, plus the
 outputs it may leave unchanged. A loop's state is what its body writes that
 is live at its header. Variables that nested functions capture are never
-state: bodies declare them `nonlocal`, so closures keep sharing one cell.
+state: bodies declare them `nonlocal`, so closures keep sharing one cell
+(where the statement is staged, the runtime carries the cell's value as
+state: runtime/staging/places.py).
 
 A variable passed as state while it may be unbound gets the marker
 `ag__.Undefined('x')` (only where analysis finds it unbound on every path)

@@ -20,9 +20,20 @@ state:
 
 Which places a block changes is learnt by running it: the objects reachable
 from the block's state, from the cells of its function and from the globals
-it names (dicts, lists, tuples, instances of user classes) are recorded
-before it runs and compared after. When a run finds a place the staging did
-not carry yet, the statement is staged again with it (`More`).
+it names (dicts, lists, sets, tuples, numpy arrays, instances of user
+classes) are recorded before it runs and compared after. When a run finds a
+place the staging did not carry yet, the statement is staged again with it
+(`More`): the block's Python side effects then run again while tracing.
+
+A dict or list loop variable that the body changes in place travels as
+itself, its items as places. A variable or place unbound before a loop that
+the body binds is loop output, typed by its first value; where the loop ran
+zero times it is unbound, which an assertion checks at run time.
+
+Not seen: objects without a `__dict__` (`__slots__`, C types other than the
+containers above), objects of library modules (numpy, jax, torch), numpy
+arrays of more than 2**20 elements, and what functions the block calls
+change in objects the block cannot reach.
 
 Nothing of this runs for Python values: it is for staged statements only.
 """
@@ -32,6 +43,7 @@ import types
 import numpy as np
 from autograph.runtime.backends import backend_of
 from autograph.runtime.errors import TracingError, user_location
+from autograph.runtime.staging import errors
 from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
 
@@ -387,7 +399,7 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
                 continue  # the variable takes the merged value (the array keeps its own)
             put(place, value, where)
         return pack(tuple(_unref(v) for v in out[:count]), count)
-    raise RuntimeError("the places changed by a staged `if` do not settle")
+    raise errors.branches_do_not_settle("an `if`", where)
 
 
 def loop(stage, test, body, state, names, for_item=False):
@@ -472,7 +484,7 @@ def loop(stage, test, body, state, names, for_item=False):
             if bound:
                 _check_ran(out[width], bound, where)
         return out[:count]
-    raise RuntimeError("the places changed by a staged loop do not settle")
+    raise errors.loop_does_not_settle("a loop", where)
 
 
 def _check_ran(ran, bound, where):
