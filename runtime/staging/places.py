@@ -52,6 +52,9 @@ __all__ = ["cond", "loop"]
 _MISSING = object()
 _LIMIT = 5000  # containers recorded per statement; objects past it are not followed
 _ARRAY_LIMIT = 1 << 20  # numpy arrays are recorded by a copy: larger ones are not
+# Values that hold no places: not followed.
+_LEAVES = frozenset({bool, int, float, complex, str, bytes, type(None), range, slice,
+                     np.float64, np.float32, np.int64, np.int32, np.bool_})
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
            types.CodeType, types.FrameType, property, classmethod, staticmethod)
 _LIBRARIES = ("autograph.", "numpy", "jax", "jaxlib", "torch", "builtins", "functools", "typing")
@@ -150,10 +153,10 @@ class Recorded:
                 continue
             if isinstance(obj, dict):
                 kind, snapshot = "item", dict(obj)
-                children = [(f"{name}[{k!r}]", v) for k, v in obj.items()]
+                children = [(f"{name}[{k!r}]", v) for k, v in obj.items() if type(v) not in _LEAVES]
             elif isinstance(obj, list):
                 kind, snapshot = "list", list(obj)
-                children = [(f"{name}[{i}]", v) for i, v in enumerate(obj)]
+                children = [(f"{name}[{i}]", v) for i, v in enumerate(obj) if type(v) not in _LEAVES]
             elif type(obj) is np.ndarray:
                 if obj.size > _ARRAY_LIMIT:
                     continue
@@ -167,14 +170,15 @@ class Recorded:
                 continue
             elif isinstance(obj, tuple):
                 self.containers[id(obj)] = ("tuple", obj, name, None)
-                pending.extend(reversed([(f"{name}[{i}]", v) for i, v in enumerate(obj)]))
+                pending.extend(reversed([(f"{name}[{i}]", v) for i, v in enumerate(obj)
+                                         if type(v) not in _LEAVES]))
                 continue
             else:
                 attributes = _instance_dict(obj)
                 if attributes is None:
                     continue
                 kind, snapshot = "attr", dict(attributes)
-                children = [(f"{name}.{k}", v) for k, v in attributes.items()]
+                children = [(f"{name}.{k}", v) for k, v in attributes.items() if type(v) not in _LEAVES]
             self.containers[id(obj)] = (kind, obj, name, snapshot)
             self.order.append(id(obj))
             pending.extend(reversed(children))
