@@ -51,6 +51,7 @@ __all__ = ["cond", "loop"]
 
 _MISSING = object()
 _LIMIT = 5000  # containers recorded per statement; objects past it are not followed
+_FUNCTION_LIMIT = 200  # functions whose cells and globals are followed
 _ARRAY_LIMIT = 1 << 20  # numpy arrays are recorded by a copy: larger ones are not
 # Values that hold no places: not followed.
 _LEAVES = frozenset({bool, int, float, complex, str, bytes, type(None), range, slice,
@@ -121,24 +122,36 @@ class Recorded:
         self.containers = {}  # id -> (kind, obj, name, snapshot)
         self.order = []
         pending = []
-        seen_cells = set()
-        for fn in functions:
-            if fn is None:
+        seen_cells, seen_functions = set(), set()
+        # The block's functions, and the user functions they can call
+        # (found in their cells and globals): what those change counts too.
+        functions = [fn for fn in functions if fn is not None]
+        while functions and len(seen_functions) < _FUNCTION_LIMIT:
+            fn = functions.pop()
+            if id(fn) in seen_functions:
                 continue
+            seen_functions.add(id(fn))
             code = fn.__code__
+            found = []
             for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=True):
                 if id(cell) in seen_cells:
                     continue
                 seen_cells.add(id(cell))
-                try:
-                    contents = cell.cell_contents
-                except ValueError:
-                    contents = _MISSING
+                contents = _cell_get(cell)
                 self.cells.append((cell, name, contents))
-                pending.append((name, contents))
+                found.append((name, contents))
             for name in _global_names(code):
                 if name in fn.__globals__:
-                    pending.append((name, fn.__globals__[name]))
+                    found.append((name, fn.__globals__[name]))
+            for name, value in found:
+                if type(value) is types.MethodType:
+                    pending.append((name, value.__self__))
+                    value = value.__func__
+                if type(value) is types.FunctionType:
+                    if not (getattr(value, "__module__", None) or "").startswith(_LIBRARIES):
+                        functions.append(value)
+                else:
+                    pending.append((name, value))
         pending.extend(roots)
         self._walk(pending)
 

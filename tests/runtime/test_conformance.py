@@ -336,6 +336,25 @@ def closure_reads_branch_value(xp):
     return f
 
 
+def nonlocal_written_by_a_helper(xp):
+    def f(n, x):
+        total = x * 0
+
+        def add(v):
+            nonlocal total
+            total = total + v
+        i = 0
+        while i < n:
+            add(x)
+            i += 1
+        if total > 2:
+            add(1.0)
+        else:
+            add(-1.0)
+        return total
+    return f
+
+
 def items_written_in_branches(xp):
     def f(x):
         d = {"a": x}
@@ -486,6 +505,7 @@ PROGRAMS = [
     (closure_reads_for_counter, VECTORS),
     (closure_reads_branch_value, SCALARS),
     (items_written_in_branches, SCALARS),
+    (nonlocal_written_by_a_helper, COUNTS),
     (object_updated_in_branches, SCALARS),
     (changed_in_a_called_function, SCALARS),
     (object_updated_in_loops, COUNTS),
