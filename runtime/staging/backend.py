@@ -9,6 +9,7 @@ their types are, how to stage a `cond` and a loop, and which iterables a
 `for` loop stages.
 """
 
+import reprlib
 import types
 
 from autograph.runtime.backends import Backend
@@ -109,11 +110,9 @@ class StagingBackend(Backend):
         if self.is_value(x):
             return self.describe_type(self.typeof(x))
         x = getattr(x, "place_value", x)  # a container as a place's value (places.Ref)
-        if type(x) in (str, bytes, frozenset, set, type(None)) and len(repr(x)) <= 40:
-            return f"a Python {type(x).__name__} ({x!r})"
         if type(x) is types.FunctionType:
             return errors.show(x)[1:-1]  # "a lambda defined at FILE:LINE"
-        return f"a Python {type(x).__name__}"
+        return f"a Python {type(x).__name__} ({reprlib.repr(x)})"
 
     # The statements ---------------------------------------------------------------
 

@@ -256,8 +256,8 @@ class Recorded:
         themselves, so that the object a variable names stays the same."""
         if self.is_recorded(value):
             entry = self.containers[id(value)]
-            if entry[0] == "array" and _array_changed(value, entry[3]):
-                return value.copy()  # its new contents, which the backend merges
+            if entry[0] == "array":  # a value for the backend: its contents merge
+                return value.copy() if _array_changed(value, entry[3]) else value
             return Ref(value)
         t = type(value)
         if t is tuple or t is list:
