@@ -372,7 +372,8 @@ class _Converter:
         if flags:
             test_fn = self.ctx.namer.helper("loop_test")
             test_flow = _Flow(state, state, flow.assigned)
-            conditions = [templates.call(templates.attr(self.ag, "not_"), self._wrap_reads(templates.name(f), test_flow))
+            conditions = [templates.call(templates.attr(self.ag, "not_"),
+                                         self._wrap_reads(templates.name(f), test_flow))
                           for f in flags]
             test = conditions[0]
             if len(conditions) > 1:
