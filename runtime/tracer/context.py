@@ -3,10 +3,11 @@ types are inferred (by running numpy on stand-in values, so shapes and dtypes
 follow numpy's own rules)."""
 
 import contextlib
+import sys
 import warnings
 
 import numpy as np
-from autograph.runtime.errors import user_location
+from autograph.runtime.errors import _PACKAGE, user_location
 from autograph.runtime.tracer import trees
 from autograph.runtime.tracer.errors import ScopeError, TracingError
 from autograph.runtime.tracer.graph import Node
@@ -104,6 +105,15 @@ def _check_scope(value):
             "variable that is used after the statement)")
 
 
+def _traced_at():
+    """(file, line) of the innermost frame outside this package: the
+    user's code that emits a node (errors at run time name it)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_PACKAGE):
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
 def emit(kind, name, fn, args, kwargs, avals, effect=False, blocks=(), attrs=None, hints=None):
     """Appends a node to the current block; returns its output values."""
     block = current_block()
@@ -111,6 +121,7 @@ def emit(kind, name, fn, args, kwargs, avals, effect=False, blocks=(), attrs=Non
     for v in node.inputs():
         _check_scope(v)
     node.block = block
+    node.loc = _traced_at()
     for i, (shape, dtype, weak) in enumerate(avals):
         hint = hints[i] if hints else None
         node.outputs.append(SymbolicArray(node, i, shape, dtype, weak, hint))

@@ -455,6 +455,16 @@ def item_first_set_in_loop(xp):
     return f
 
 
+def dicts_in_another_order(xp):
+    def f(x):
+        if x > 0:
+            d = {"a": x, "b": 2 * x}
+        else:
+            d = {"b": 3 * x, "a": -x}
+        return d["a"], d["b"]
+    return f
+
+
 def containers_rebound_in_loop(xp):
     def f(n, x):
         pair = [x, x * 0]
@@ -473,6 +483,15 @@ def chained_comparisons(xp):
         return 0 <= x < y, x == y == x, -1 < x < y < 2 < x
     return f
 
+
+
+def defined_in_loop_only(xp):
+    def f(x):
+        while x > 0:
+            x = x - 1
+            j = x + 1
+        return x, j
+    return f
 
 
 S, V = np.float64, np.array
@@ -513,6 +532,8 @@ PROGRAMS = [
     (item_first_set_in_loop, POSITIVE_COUNTS),
     (containers_rebound_in_loop, COUNTS),
     (chained_comparisons, PAIRS),
+    (dicts_in_another_order, SCALARS),
+    (defined_in_loop_only, [(S(2.0),), (S(3.5),)]),
 ]
 
 #: Programs whose unconverted form cannot run eagerly on JAX arrays (they
@@ -651,6 +672,14 @@ def python_object_first_bound_in_loop(xp):
     return f
 
 
+def return_string_in_branch(xp):
+    def f(x):
+        if x > 0:
+            return "positive"
+        return "other"
+    return f
+
+
 ERRORS = [
     (branch_dtype_mismatch, [S(1.0)], BranchMismatchError, "y", "if x > 0",
      "in the true branch but"),
@@ -676,6 +705,8 @@ ERRORS = [
      "changes structure in an iteration"),
     (python_object_first_bound_in_loop, [S(2.0)], UndefinedOutputError, "label", "while x > 0",
      "only a number or an array can be first defined in a traced loop"),
+    (return_string_in_branch, [S(1.0)], BranchMismatchError, "return", "if x > 0",
+     "Python values other than numbers must be the same in both branches"),
 ]
 
 
