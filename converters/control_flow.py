@@ -24,7 +24,9 @@ autograph.analysis): a branch's outputs are the variables it writes that are
 live after the `if`; its inputs are those it reads before writing, plus the
 outputs it may leave unchanged. A loop's state is what its body writes that
 is live at its header. Variables that nested functions capture are never
-state: bodies declare them `nonlocal`, so closures keep sharing one cell.
+state: bodies declare them `nonlocal`, so closures keep sharing one cell
+(where the statement is staged, the runtime carries the cell's value as
+state: runtime/staging/places.py).
 
 A variable passed as state while it may be unbound gets the marker
 `ag__.Undefined('x')` (only where analysis finds it unbound on every path)
@@ -370,7 +372,8 @@ class _Converter:
         if flags:
             test_fn = self.ctx.namer.helper("loop_test")
             test_flow = _Flow(state, state, flow.assigned)
-            conditions = [templates.call(templates.attr(self.ag, "not_"), self._wrap_reads(templates.name(f), test_flow))
+            conditions = [templates.call(templates.attr(self.ag, "not_"),
+                                         self._wrap_reads(templates.name(f), test_flow))
                           for f in flags]
             test = conditions[0]
             if len(conditions) > 1:

@@ -3,8 +3,12 @@
     a and b and c      -->      ag__.and_(a, lambda: b, lambda: c)
     a or b             -->      ag__.or_(a, lambda: b)
     not a              -->      ag__.not_(a)
+    a < b <= c         -->      ag__.compare(a, ('<', '<='), b, lambda: c)
 
-Later operands are lambdas, so short-circuit evaluation is Python's. Operands
+Later operands are lambdas, so short-circuit evaluation is Python's. A
+chained comparison is Python's `and` of its pairs, each operand evaluated
+once, left to right. Operands
+
 that bind names (walrus), yield, await or inspect their frame stay as they
 are.
 """
@@ -15,6 +19,9 @@ from autograph import templates
 from autograph.analysis import deferrable
 
 __all__ = ["transform"]
+
+_SYMBOLS = {gast.Eq: "==", gast.NotEq: "!=", gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=",
+            gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
 
 
 class _Transformer(gast.NodeTransformer):
@@ -33,6 +40,15 @@ class _Transformer(gast.NodeTransformer):
         operator = "and_" if isinstance(node.op, gast.And) else "or_"
         rest = [templates.lambda_(value) for value in node.values[1:]]
         return templates.located(templates.call(templates.attr(self.ctx.ag, operator), node.values[0], *rest), node)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) < 2 or not all(deferrable(value) for value in node.comparators[1:]):
+            return node
+        ops = gast.Tuple(elts=[templates.const(_SYMBOLS[type(op)]) for op in node.ops], ctx=gast.Load())
+        rest = [templates.lambda_(value) for value in node.comparators[1:]]
+        return templates.located(templates.call(templates.attr(self.ctx.ag, "compare"), node.left, ops,
+                                                node.comparators[0], *rest), node)
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)

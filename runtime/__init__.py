@@ -10,8 +10,31 @@ from autograph.runtime.backends import Backend, backend_of, register_backend, un
 from autograph.runtime.calls import OVERRIDDEN_BUILTINS, call, call_builtins, call_method, call_site, set_converter
 from autograph.runtime.errors import AutographError, user_location
 from autograph.runtime.operators import (
-    and_, assert_stmt, for_stmt, is_python, iterate, iadd, iand, ifloordiv, if_exp, if_stmt, ilshift, imatmul, imod,
-    imul, ior, ipow, irshift, isub, itruediv, ixor, not_, or_, setitem, while_stmt,
+    and_,
+    assert_stmt,
+    compare,
+    for_stmt,
+    iadd,
+    iand,
+    if_exp,
+    if_stmt,
+    ifloordiv,
+    ilshift,
+    imatmul,
+    imod,
+    imul,
+    ior,
+    ipow,
+    irshift,
+    is_python,
+    isub,
+    iterate,
+    itruediv,
+    ixor,
+    not_,
+    or_,
+    setitem,
+    while_stmt,
 )
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue, ld, ld_free, return_value
 
@@ -19,7 +42,8 @@ __all__ = [
     "Backend", "backend_of", "register_backend", "unregister_backend",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
-    "and_", "assert_stmt", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_", "setitem", "while_stmt",
+    "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
+    "setitem", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
     "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value",
 ]

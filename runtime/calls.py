@@ -128,7 +128,9 @@ def _override(func):
     argument (or, for reducers, an element of a list or tuple argument) is
     one of its values."""
     name = getattr(func, "__name__", "")
-    scan = name in _REDUCERS and getattr(func, "__module__", None) == "builtins"
+    # numpy's constructors take sizes and values in lists and tuples too.
+    scan = (name in _REDUCERS and getattr(func, "__module__", None) == "builtins") \
+        or getattr(func, "__module__", None) == "numpy"
     # The common call, one or two plain arguments, costs two type checks.
     quick = (_PLAIN - set(_SEQUENCES) if scan else _PLAIN) | {_Absent}
 
@@ -220,6 +222,10 @@ def hook(converter, cache_key=CACHE_KEY):
             entry = f.__dict__.get(cache_key)
             if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
                 return entry[1]
+            override = _OVERRIDES.get(id(f))  # a library function a backend overrides (np.full)
+            if override is not None:
+                f.__dict__[cache_key] = (f.__code__, override, _epoch)
+                return override
             return converter(f)
         if cls is _BuiltinFunctionType or cls is type:
             # Builtins, C functions and bound methods of C types; classes.

@@ -18,7 +18,7 @@ from autograph.runtime.backends import _by_type, backend_of, backend_of_any
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
-    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
+    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
     "assert_stmt", "setitem", "is_python", "iterate",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
@@ -191,6 +191,25 @@ def or_(left, *rest):
             return value
         value = right()
     return value
+
+
+_COMPARISONS = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+    ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def compare(left, ops, right, *later):
+    """A chained comparison `left ops[0] right ops[1] later[0]() ...`:
+
+        return and_(left ops[0] right, lambda: right ops[1] later[0]() ...)
+
+    each operand evaluated once, left to right, as Python does."""
+    first = _COMPARISONS[ops[0]](left, right)
+    if not later:
+        return first
+    return and_(first, lambda: compare(right, ops[1:], later[0](), *later[1:]))
 
 
 def not_(value):

@@ -253,9 +253,10 @@ def _fresh(out, inputs):
 def _cond(pred, branches):
     memo = branches.memo
     if not memo:  # the first attempt
-        inputs = [t for t in pytree.tree_leaves(list(branches.operands)) if _is_traced(t)]
-        inputs += [t for t in _closure_tensors(*branches.fns)
-                   if not builtins.any(t is i for i in inputs)]
+        inputs = []  # each tensor once: torch's operators take distinct inputs
+        for t in pytree.tree_leaves(list(branches.operands)) + list(_closure_tensors(*branches.fns)):
+            if _is_traced(t) and not builtins.any(t is i for i in inputs):
+                inputs.append(t)
         memo.update(inputs=inputs, mutated=set())  # mutated: positions in `operands`
     inputs, mutated = memo["inputs"], memo["mutated"]
     copies = builtins.len(mutated)

@@ -10,9 +10,11 @@ their types are, how to stage a `cond` and a loop, and which iterables a
 """
 
 import reprlib
+import types
 
 from autograph.runtime.backends import Backend
 from autograph.runtime.errors import user_location
+from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
 from autograph.runtime.staging.loops import Loop
 from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, normalize, unflatten
@@ -108,6 +110,9 @@ class StagingBackend(Backend):
             return f"a Python {type(x).__name__} ({x!r})"
         if self.is_value(x):
             return self.describe_type(self.typeof(x))
+        x = getattr(x, "place_value", x)  # a container as a place's value (places.Ref)
+        if type(x) is types.FunctionType:
+            return errors.show(x)[1:-1]  # "a lambda defined at FILE:LINE"
         return f"a Python {type(x).__name__} ({reprlib.repr(x)})"
 
     # The statements ---------------------------------------------------------------
@@ -116,6 +121,10 @@ class StagingBackend(Backend):
         known = self.concrete(pred)
         if known is not None:
             return Backend.cond(self, known, true_fn, false_fn, operands, names)
+        # What the branches change in place (places.py) is more outputs.
+        return places.cond(self._cond, pred, true_fn, false_fn, operands, names)
+
+    def _cond(self, pred, true_fn, false_fn, operands, names):
         what = f"an `if` whose condition is {self.traced}"
         branches = Branches(self, true_fn, false_fn, operands, names, what, user_location())
         return branches.run(lambda: self.stage_cond(pred, branches))
@@ -132,11 +141,15 @@ class StagingBackend(Backend):
             state = normalize(body(*state), count, "loop body")
 
     def stage_while(self, test, body, state, names):
-        """The `while` loop staged from `state` on."""
-        count = len(names)
-        return self._stage(Loop(
-            self, test, lambda *s: normalize(body(*s), count, "loop body"), state, names,
-            f"a `while` loop whose condition is {self.traced}", user_location()))
+        """The `while` loop staged from `state` on; what the body changes in
+        place (places.py) is more loop state."""
+        what, loc = f"a `while` loop whose condition is {self.traced}", user_location()
+
+        def stage(test, body, state, names):
+            count = len(names)
+            return self._stage(Loop(self, test, lambda *s: normalize(body(*s), count, "loop body"),
+                                    state, names, what, loc))
+        return places.loop(stage, test, body, state, names)
 
     def for_loop(self, iterable, extra_test, body, state, names, opts):
         counted = self.counted(iterable)
@@ -144,7 +157,11 @@ class StagingBackend(Backend):
             return NotImplemented
         if type(counted.trip_count) is int and counted.trip_count <= 0:
             return tuple(state)  # no iteration, as in Python
-        return self._stage(counted.loop(self, extra_test, body, state, names, user_location()))[1:]
+        loc = user_location()
+
+        def stage(extra_test, body, state, names):
+            return self._stage(counted.loop(self, extra_test, body, state, names, loc))[1:]
+        return places.loop(stage, extra_test, body, state, names, for_item=True)
 
     def _stage(self, loop):
         return loop.run(lambda: self.stage_loop(loop))

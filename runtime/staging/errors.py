@@ -3,21 +3,40 @@ texts name the user's variable, the construct (`what`, for example "an `if`
 whose condition is traced by JAX") and the user's line (`loc`), and say what
 to do. Branch and loop rules raise only what these functions build."""
 
+import types
+
 from autograph.runtime.errors import BranchMismatchError, LoopStateError, UndefinedOutputError
 
 __all__ = [
     "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
     "defined_in_loop", "loop_does_not_settle", "loop_python_change", "loop_structure",
-    "loop_type_change", "one_branch", "returned_in_loop",
+    "loop_type_change", "one_branch", "returned_in_loop", "show",
 ]
+
+
+def show(value):
+    """`repr(value)` for messages, with functions shown by where the user
+    defined them (a lambda made in a loop body is not the body's)."""
+    t = type(value)
+    if t is list:
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    if t is tuple:
+        return "(" + ", ".join(show(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if t is dict:
+        return "{" + ", ".join(f"{k!r}: {show(v)}" for k, v in value.items()) + "}"
+    if t is types.FunctionType:
+        code = value.__code__
+        name = "a lambda" if value.__name__ == "<lambda>" else f"function {value.__name__}"
+        return f"<{name} defined at {code.co_filename}:{code.co_firstlineno}>"
+    return repr(value)
 
 
 # Branches ---------------------------------------------------------------------
 
 def branch_structure(name, true_value, false_value, what, loc):
     return BranchMismatchError(
-        f"'{name}' has a different structure in the true branch ({true_value!r}) and in the "
-        f"false branch ({false_value!r}) of {what} ({loc})")
+        f"'{name}' has a different structure in the true branch ({show(true_value)}) and in the "
+        f"false branch ({show(false_value)}) of {what} ({loc})")
 
 
 def one_branch(name, defined_in_true, what, loc):
@@ -49,7 +68,7 @@ def branches_do_not_settle(what, loc):
 def loop_structure(name, before, after, what, loc):
     return LoopStateError(
         f"'{name}' changes structure in an iteration of {what} ({loc}): "
-        f"{before!r} before it, {after!r} after it")
+        f"{show(before)} before it, {show(after)} after it")
 
 
 def returned_in_loop(name, text, array, what, loc):
@@ -59,10 +78,11 @@ def returned_in_loop(name, text, array, what, loc):
         "known shape")
 
 
-def defined_in_loop(name, what, loc):
+def defined_in_loop(name, described, what, loc):
     return UndefinedOutputError(
         f"'{name}' is defined inside {what} ({loc}) but not before it, and it is used after the "
-        "loop; define it before the loop")
+        f"loop; it is {described}, and only a number or an array can be first defined in a traced "
+        "loop (the loop may run zero times); define it before the loop")
 
 
 def loop_python_change(name, before_text, after_text, array, what, loc):

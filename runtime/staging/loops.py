@@ -118,7 +118,13 @@ class Loop:
                         self.stand_ins.add(j)
                     again = True
                 elif type(before) is Undefined and type(after) is not Undefined:
-                    raise errors.defined_in_loop(name, what, loc)
+                    if not backend.is_value(after):
+                        raise errors.defined_in_loop(name, backend.describe(after), what, loc)
+                    # First defined in the loop: carried with the type of its
+                    # first value, from zeros (False cast to it); places.loop
+                    # checks at run time that an iteration ran.
+                    self.leaves[j], self.types[j] = False, backend.typeof(after)
+                    again = True
                 elif not same_python(before, after):
                     raise errors.loop_python_change(name, backend.describe(before),
                                                     backend.describe(after), backend.array, what, loc)

@@ -88,7 +88,7 @@ class TracerBackend(StagingBackend):
         return _BUILTINS.get(func)
 
     def intercepts(self):
-        return (np.asarray, np.array, np.asanyarray, np.ascontiguousarray)
+        return (np.asarray, np.array, np.asanyarray, np.ascontiguousarray) + tuple(_SIZED)
 
 
 def _len(obj):
@@ -178,6 +178,49 @@ def _anyall(pyfunc, npfunc):
     return impl
 
 
+def _integer_scalar(x, what):
+    if x.shape != () or x.dtype.kind not in "iub":
+        raise TypeError(f"{what} must be integer scalars, got a symbolic {x.dtype.name} array "
+                        f"of shape {x.shape}")
+    return x
+
+
+def _sized(func):
+    """`np.zeros(shape)` and friends where a size is symbolic: the result's
+    dimension is unknown (None) while tracing, numpy's own at run time."""
+    def impl(shape, *args, **kwargs):
+        dims = shape if type(shape) in (tuple, list) else (shape,)
+        if not any(_is_sym(d) for d in dims):
+            return func(shape, *args, **kwargs)
+        for d in dims:
+            if _is_sym(d):
+                _integer_scalar(d, "array dimensions")
+        known = tuple(None if _is_sym(d) else operator.index(d) for d in dims)
+        dtype = func(tuple(1 if d is None else d for d in known), *args, **kwargs).dtype
+        return context.emit("op", func.__name__, func, (tuple(dims),) + args, kwargs,
+                            [(known, dtype, False)])[0]
+    impl.__name__ = func.__name__
+    return impl
+
+
+def _arange(*args, **kwargs):
+    """`np.arange` with a symbolic bound: its length is unknown while tracing."""
+    if not any(_is_sym(a) for a in args + tuple(kwargs.values())):
+        return np.arange(*args, **kwargs)
+    stand_ins = []
+    for a in args:
+        if _is_sym(a):
+            _integer_scalar(a, "np.arange() bounds") if a.dtype.kind != "f" else None
+            a = context.python_dummy(a.dtype, 1) if a.weak else np.ones((), a.dtype)[()]
+        stand_ins.append(a)
+    dtype = np.arange(*stand_ins, **{k: v for k, v in kwargs.items() if not _is_sym(v)}).dtype
+    return context.emit("op", "arange", np.arange, args, kwargs, [((None,), dtype, False)])[0]
+
+
+_SIZED = {np.zeros: _sized(np.zeros), np.ones: _sized(np.ones), np.empty: _sized(np.empty),
+          np.full: _sized(np.full), np.arange: _arange}
+
+
 _BUILTINS = {
     builtins.len: _len,
     builtins.range: _range,
@@ -198,4 +241,5 @@ _BUILTINS = {
     np.asanyarray: numpy_api.asarray_override(np.asanyarray),
     np.ascontiguousarray: numpy_api.asarray_override(np.ascontiguousarray),
     builtins.all: _anyall(builtins.all, np.all),
+    **_SIZED,
 }

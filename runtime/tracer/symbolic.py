@@ -150,6 +150,12 @@ class SymbolicArray:
     def __complex__(self):
         self._no_concrete("complex()")
 
+    def __contains__(self, value):
+        raise TracingError(
+            f"`value in array` on a symbolic array ({self!r}) is a Python bool, which is not known "
+            f"while tracing ({user_location()}); write `np.any(array == value)` for its value as a "
+            "symbolic bool")
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object")

@@ -290,6 +290,171 @@ def item_updates(xp):
     return f
 
 
+# What staged blocks change in place, names first bound in loops, chained
+# comparisons (issue 10): closures see the staged value, items and
+# attributes written in branches merge, objects' state is carried.
+
+def closure_reads_while_counter(xp):
+    def f(n):
+        i = 0
+
+        def g():
+            return i + 2
+        s = 0
+        while i < n:
+            s = s * 10 + g()
+            i += 1
+        return s
+    return f
+
+
+def closure_reads_for_counter(xp):
+    def f(x):
+        i = 0
+
+        def g():
+            return i * 2.0
+        s = x[0] * 0
+        for v in x:
+            s = s + v * g()
+            i += 1
+        return s
+    return f
+
+
+def closure_reads_branch_value(xp):
+    def f(x):
+        k = 0.0
+
+        def g():
+            return k * 10
+        if x > 0:
+            k = x + 1
+        else:
+            k = x - 1
+        return g()
+    return f
+
+
+def nonlocal_written_by_a_helper(xp):
+    def f(n, x):
+        total = x * 0
+
+        def add(v):
+            nonlocal total
+            total = total + v
+        i = 0
+        while i < n:
+            add(x)
+            i += 1
+        if total > 2:
+            add(1.0)
+        else:
+            add(-1.0)
+        return total
+    return f
+
+
+def items_written_in_branches(xp):
+    def f(x):
+        d = {"a": x}
+        items = [x, x * 0]
+        nested = {"inner": {"b": x * 0}}
+        alias = items
+        if d["a"] > 1:
+            d["b"] = x * 2
+            items[1] = x + 1
+            nested["inner"]["b"] = x
+        else:
+            d["b"] = -x
+            items[1] = x - 1
+            nested["inner"]["b"] = -x
+        return d["a"], d["b"], alias[1], nested["inner"]["b"], alias is items
+    return f
+
+
+class Counter:
+    """Stands for a `tf.Variable`: its method changes its state."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def assign_add(self, delta):
+        self.value = self.value + delta
+
+
+def object_updated_in_branches(xp):
+    def f(x):
+        v = Counter(x * 0)
+        if x > 1:
+            v.assign_add(x)
+        else:
+            v.assign_add(-x)
+        return v.value
+    return f
+
+
+def set_by_sign(v, d, x):
+    if x > 0:
+        v.value = x
+    else:
+        v.value = -x
+    if x > 1:
+        d["b"] = x  # an existing key, set in one branch only
+    return x
+
+
+def changed_in_a_called_function(xp):
+    def f(x):
+        v = Counter(x * 0)
+        d = {"b": x * 0}
+        set_by_sign(v, d, x)
+        return v.value, d["b"]
+    return f
+
+
+def object_updated_in_loops(xp):
+    def f(n, x):
+        v = Counter(x * 0)
+        i = 0
+        while i < n:
+            v.assign_add(x)
+            i += 1
+        w = Counter(x * 0)
+        while w.value < n:
+            w.assign_add(1.5)
+        return v.value, w.value
+    return f
+
+
+def names_first_bound_in_loops(xp):
+    def f(n, x):
+        i = 0
+        while i < n:
+            i = n + 1
+            j = x * i
+        for v in xp.stack([x, x + 1]):
+            last = v * 2
+        o = Counter(x)
+        k = 0
+        while k < n:
+            o.total = o.value * k
+            k += 1
+        return j, last, o.total
+    return f
+
+
+def item_first_set_in_loop(xp):
+    def f(n, x):
+        d = {"a": x}
+        i = 0
+        while i < n:
+            d["b"] = d["a"] * i
+            i += 1
+        return d["a"], d["b"]
+    return f
+
+
 def dicts_in_another_order(xp):
     def f(x):
         if x > 0:
@@ -300,12 +465,42 @@ def dicts_in_another_order(xp):
     return f
 
 
+def containers_rebound_in_loop(xp):
+    def f(n, x):
+        pair = [x, x * 0]
+        d = {"total": x * 0}
+        i = 0
+        while i < n:
+            pair = [pair[0] + 1, pair[1] + pair[0]]
+            d = {"total": d["total"] + i}
+            i += 1
+        return pair, d["total"]
+    return f
+
+
+def chained_comparisons(xp):
+    def f(x, y):
+        return 0 <= x < y, x == y == x, -1 < x < y < 2 < x
+    return f
+
+
+
+def defined_in_loop_only(xp):
+    def f(x):
+        while x > 0:
+            x = x - 1
+            j = x + 1
+        return x, j
+    return f
+
+
 S, V = np.float64, np.array
 SCALARS = [(S(2.0),), (S(0.5),), (S(-1.0),)]
 VECTORS = [(V([1.0, 2.0, 3.0]),), (V([1.0, -2.0, 3.0]),), (V([-1.0, 2.0, -3.0]),)]
 PAIRS = [(S(1.0), S(2.0)), (S(1.0), S(-2.0)), (S(-2.0), S(1.0)), (S(-0.5), S(-3.0))]
 VECTOR_PAIRS = [(V([1.0, 2.0, 3.0]), V([4.0, -5.0, 6.0])), (V([0.5, 0.0, -1.0]), V([2.0, 2.0, 2.0]))]
 COUNTS = [(np.int64(0), S(1.5)), (np.int64(3), S(1.5)), (np.int64(5), S(-2.0))]
+POSITIVE_COUNTS = [(np.int64(1), S(1.5)), (np.int64(3), S(-2.0))]
 
 PROGRAMS = [
     (if_elif_else, SCALARS),
@@ -325,7 +520,20 @@ PROGRAMS = [
     (nested_loops, COUNTS),
     (python_number_widening, SCALARS),
     (item_updates, VECTORS),
+    (closure_reads_while_counter, [(np.int64(0),), (np.int64(1),), (np.int64(3),)]),
+    (closure_reads_for_counter, VECTORS),
+    (closure_reads_branch_value, SCALARS),
+    (items_written_in_branches, SCALARS),
+    (nonlocal_written_by_a_helper, COUNTS),
+    (object_updated_in_branches, SCALARS),
+    (changed_in_a_called_function, SCALARS),
+    (object_updated_in_loops, COUNTS),
+    (names_first_bound_in_loops, POSITIVE_COUNTS),
+    (item_first_set_in_loop, POSITIVE_COUNTS),
+    (containers_rebound_in_loop, COUNTS),
+    (chained_comparisons, PAIRS),
     (dicts_in_another_order, SCALARS),
+    (defined_in_loop_only, [(S(2.0),), (S(3.5),)]),
 ]
 
 #: Programs whose unconverted form cannot run eagerly on JAX arrays (they
@@ -414,12 +622,53 @@ def loop_python_value_change(xp):
     return f
 
 
-def defined_in_loop_only(xp):
+def item_set_in_one_branch(xp):
+    def f(x):
+        d = {"a": x}
+        if x > 0:
+            d["b"] = x
+        return d
+    return f
+
+
+def python_item_values_differ(xp):
+    def f(x):
+        d = {"k": 0}
+        if x > 0:
+            d["k"] = "positive"
+        else:
+            d["k"] = "negative"
+        return x, d["k"]
+    return f
+
+
+def set_changed_differently(xp):
+    def f(x):
+        seen = {0}
+        if x > 0:
+            seen.add(1)
+        else:
+            seen.add(2)
+        return x, sorted(seen)
+    return f
+
+
+def list_grown_in_loop(xp):
+    def f(x):
+        fns = []
+        while x > 0:
+            fns.append(lambda x=x: x)
+            x = x - 1
+        return fns[0]()
+    return f
+
+
+def python_object_first_bound_in_loop(xp):
     def f(x):
         while x > 0:
+            label = "positive"
             x = x - 1
-            j = x + 1
-        return x, j
+        return x, label
     return f
 
 
@@ -446,8 +695,16 @@ ERRORS = [
      "loop variables must keep their dtype and shape"),
     (loop_python_value_change, [S(2.0)], LoopStateError, "mode", "while x > 0",
      "only numbers and"),
-    (defined_in_loop_only, [S(2.0)], UndefinedOutputError, "j", "while x > 0",
-     "is defined inside a `while` loop"),
+    (item_set_in_one_branch, [S(1.0)], UndefinedOutputError, "d['b']", "if x > 0",
+     "is defined in the true branch but not in the false branch"),
+    (python_item_values_differ, [S(1.0)], BranchMismatchError, "d['k']", "if x > 0",
+     "Python values other than numbers must be the same in both branches"),
+    (set_changed_differently, [S(1.0)], BranchMismatchError, "seen", "if x > 0",
+     "Python values other than numbers must be the same in both branches"),
+    (list_grown_in_loop, [S(2.0)], LoopStateError, "fns", "while x > 0",
+     "changes structure in an iteration"),
+    (python_object_first_bound_in_loop, [S(2.0)], UndefinedOutputError, "label", "while x > 0",
+     "only a number or an array can be first defined in a traced loop"),
     (return_string_in_branch, [S(1.0)], BranchMismatchError, "return", "if x > 0",
      "Python values other than numbers must be the same in both branches"),
 ]

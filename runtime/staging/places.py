@@ -1,0 +1,516 @@
+"""What a staged branch or loop body changes in place, made explicit state.
+
+Generated code passes a block's variables as state, but a block can also
+change things that are not its variables: a variable captured by a nested
+function (the block writes it through `nonlocal`), an item of a dict or a
+list (`x["b"] = 1`), an attribute of an object (`v.assign_add(1)` setting
+`v.value`). Python runs one branch, or each iteration, on the same objects;
+a tracer that runs both branches, or the body once for all iterations, must
+not. These are "places" (TensorFlow's activity analysis calls the items and
+attributes "composite names"), and when a block is staged they travel as
+state:
+
+    cond:  each branch runs on the places as they were before the `if` (they
+           are restored after it), returns what it left in every place the
+           branches change, and the backend merges those values like any
+           output; the merged values are then written into the places.
+    loop:  the places the body changes are loop variables: the body (and the
+           test) see the loop's value in them, and the final value is
+           written into them after the loop.
+
+Which places a block changes is learnt by running it: the objects reachable
+from the block's state, from the cells of its function and from the globals
+it names (dicts, lists, sets, tuples, numpy arrays, instances of user
+classes) are recorded before it runs and compared after. When a run finds a
+place the staging did not carry yet, the statement is staged again with it
+(`More`): the block's Python side effects then run again while tracing.
+
+A dict or list loop variable that the body changes in place travels as
+itself, its items as places. A variable or place unbound before a loop that
+the body binds is loop output, typed by its first value; where the loop ran
+zero times it is unbound, which an assertion checks at run time.
+
+Not seen: objects without a `__dict__` (`__slots__`, C types other than the
+containers above), objects of library modules (numpy, jax, torch), numpy
+arrays of more than 2**20 elements, and what functions the block calls
+change in objects the block cannot reach.
+
+Nothing of this runs for Python values: it is for staged statements only.
+"""
+
+import types
+
+import numpy as np
+from autograph.runtime.backends import backend_of
+from autograph.runtime.errors import TracingError, user_location
+from autograph.runtime.staging import errors
+from autograph.runtime.staging.values import normalize, pack
+from autograph.runtime.undefined import Undefined
+
+__all__ = ["cond", "loop"]
+
+_MISSING = object()
+_LIMIT = 5000  # containers recorded per statement; objects past it are not followed
+_FUNCTION_LIMIT = 200  # functions whose cells and globals are followed
+_ARRAY_LIMIT = 1 << 20  # numpy arrays are recorded by a copy: larger ones are not
+# Values that hold no places: not followed.
+_LEAVES = frozenset({bool, int, float, complex, str, bytes, type(None), range, slice,
+                     np.float64, np.float32, np.int64, np.int32, np.bool_})
+_OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+           types.CodeType, types.FrameType, property, classmethod, staticmethod)
+_LIBRARIES = ("autograph.", "numpy", "jax", "jaxlib", "torch", "builtins", "functools", "typing")
+
+
+class More(Exception):
+    """A staged block changed places the staging does not carry yet."""
+
+
+class Ref:
+    """A recorded container as a value of a place: the same object, not its
+    contents (a tracer must not take it apart and rebuild a copy)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    @property
+    def place_value(self):
+        return self.obj
+
+    def __eq__(self, other):
+        return type(other) is Ref and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+    def __repr__(self):
+        return repr(self.obj)
+
+
+class Place:
+    """One cell, dict item, list, set or attribute. `key` identifies it."""
+
+    __slots__ = ("kind", "holder", "index", "name")
+
+    def __init__(self, kind, holder, index, name):
+        self.kind, self.holder, self.index, self.name = kind, holder, index, name
+
+    @property
+    def key(self):
+        return (id(self.holder), self.kind, self.index)
+
+
+def _instance_dict(obj):
+    if isinstance(obj, _OPAQUE) or backend_of(obj) is not None:
+        return None
+    module = getattr(type(obj), "__module__", "") or ""
+    if module.startswith(_LIBRARIES):
+        return None
+    try:
+        attributes = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return None
+    return attributes if type(attributes) is dict else None
+
+
+class Recorded:
+    """The places reachable from a block, as they are now."""
+
+    def __init__(self, functions, roots):
+        self.cells = []       # (cell, name, contents or _MISSING)
+        self.containers = {}  # id -> (kind, obj, name, snapshot)
+        self.order = []
+        pending = []
+        seen_cells, seen_functions = set(), set()
+        # The block's functions, and the user functions they can call
+        # (found in their cells and globals): what those change counts too.
+        functions = [fn for fn in functions if fn is not None]
+        while functions and len(seen_functions) < _FUNCTION_LIMIT:
+            fn = functions.pop()
+            if id(fn) in seen_functions:
+                continue
+            seen_functions.add(id(fn))
+            code = fn.__code__
+            found = []
+            for name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=True):
+                if id(cell) in seen_cells:
+                    continue
+                seen_cells.add(id(cell))
+                contents = _cell_get(cell)
+                self.cells.append((cell, name, contents))
+                found.append((name, contents))
+            for name in _global_names(code):
+                if name in fn.__globals__:
+                    found.append((name, fn.__globals__[name]))
+            for name, value in found:
+                if type(value) is types.MethodType:
+                    pending.append((name, value.__self__))
+                    value = value.__func__
+                if type(value) is types.FunctionType:
+                    if not (getattr(value, "__module__", None) or "").startswith(_LIBRARIES):
+                        functions.append(value)
+                else:
+                    pending.append((name, value))
+        pending.extend(roots)
+        self._walk(pending)
+
+    def __bool__(self):
+        return bool(self.cells or self.containers)
+
+    def _walk(self, pending):
+        pending.reverse()
+        while pending and len(self.containers) < _LIMIT:
+            name, obj = pending.pop()
+            if obj is _MISSING or id(obj) in self.containers:
+                continue
+            if isinstance(obj, dict):
+                kind, snapshot = "item", dict(obj)
+                children = [(f"{name}[{k!r}]", v) for k, v in obj.items() if type(v) not in _LEAVES]
+            elif isinstance(obj, list):
+                kind, snapshot = "list", list(obj)
+                children = [(f"{name}[{i}]", v) for i, v in enumerate(obj) if type(v) not in _LEAVES]
+            elif type(obj) is np.ndarray:
+                if obj.size > _ARRAY_LIMIT:
+                    continue
+                self.containers[id(obj)] = ("array", obj, name, obj.copy())
+                self.order.append(id(obj))
+                continue
+            elif isinstance(obj, (set, frozenset)):
+                if isinstance(obj, set):  # its elements are hashable: no containers to follow
+                    self.containers[id(obj)] = ("set", obj, name, frozenset(obj))
+                    self.order.append(id(obj))
+                continue
+            elif isinstance(obj, tuple):
+                self.containers[id(obj)] = ("tuple", obj, name, None)
+                pending.extend(reversed([(f"{name}[{i}]", v) for i, v in enumerate(obj)
+                                         if type(v) not in _LEAVES]))
+                continue
+            else:
+                attributes = _instance_dict(obj)
+                if attributes is None:
+                    continue
+                kind, snapshot = "attr", dict(attributes)
+                children = [(f"{name}.{k}", v) for k, v in attributes.items() if type(v) not in _LEAVES]
+            self.containers[id(obj)] = (kind, obj, name, snapshot)
+            self.order.append(id(obj))
+            pending.extend(reversed(children))
+
+    def is_recorded(self, obj):
+        entry = self.containers.get(id(obj))
+        return entry is not None and entry[1] is obj and entry[0] != "tuple"
+
+    def changed(self):
+        """The places whose value is not the recorded one, in a stable order."""
+        found = []
+        for cell, name, before in self.cells:
+            if _cell_get(cell) is not before:
+                found.append(Place("cell", cell, None, name))
+        for key in self.order:
+            kind, obj, name, snapshot = self.containers[key]
+            if kind == "list":
+                if len(obj) != len(snapshot) or any(a is not b for a, b in zip(obj, snapshot, strict=False)):
+                    found.append(Place("list", obj, None, name))
+                continue
+            if kind == "set":
+                if obj != snapshot:
+                    found.append(Place("set", obj, None, name))
+                continue
+            if kind == "array":
+                if _array_changed(obj, snapshot):
+                    found.append(Place("array", obj, None, name))
+                continue
+            now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
+            for k in list(snapshot) + [k for k in now if k not in snapshot]:
+                if now.get(k, _MISSING) is not snapshot.get(k, _MISSING):
+                    label = f"{name}[{k!r}]" if kind == "item" else f"{name}.{k}"
+                    found.append(Place(kind, obj, k, label))
+        return found
+
+    def restore(self):
+        for cell, _, before in self.cells:
+            if _cell_get(cell) is not before:
+                _cell_set(cell, before)
+        for key in self.order:
+            kind, obj, _, snapshot = self.containers[key]
+            if kind == "list":
+                if len(obj) != len(snapshot) or any(a is not b for a, b in zip(obj, snapshot, strict=False)):
+                    obj[:] = snapshot
+                continue
+            if kind == "set":
+                if obj != snapshot:
+                    obj.clear()
+                    obj.update(snapshot)
+                continue
+            if kind == "array":
+                if _array_changed(obj, snapshot):
+                    obj[...] = snapshot
+                continue
+            now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
+            if now.keys() != snapshot.keys() or any(now[k] is not v for k, v in snapshot.items()):
+                now.clear()
+                now.update(snapshot)
+
+    def as_state(self, value):
+        """`value` (a branch output) with the recorded containers in it as
+        themselves, so that the object a variable names stays the same."""
+        if self.is_recorded(value):
+            entry = self.containers[id(value)]
+            if entry[0] == "array":  # a value for the backend: its contents merge
+                return value.copy() if _array_changed(value, entry[3]) else value
+            return Ref(value)
+        t = type(value)
+        if t is tuple or t is list:
+            return t(self.as_state(v) for v in value)
+        if t is dict:
+            return {k: self.as_state(v) for k, v in value.items()}
+        return value
+
+    def get(self, place):
+        """The value in `place` as state: recorded containers stay themselves."""
+        if place.kind == "cell":
+            value = _cell_get(place.holder)
+        elif place.kind == "list":
+            return [Ref(v) if self.is_recorded(v) else v for v in place.holder]
+        elif place.kind == "set":
+            return frozenset(place.holder)
+        elif place.kind == "array":
+            return place.holder.copy()
+        else:
+            now = place.holder if place.kind == "item" else object.__getattribute__(place.holder, "__dict__")
+            value = now.get(place.index, _MISSING)
+        if value is _MISSING:
+            return Undefined(place.name)
+        return Ref(value) if self.is_recorded(value) else value
+
+
+def put(place, value, where=None):
+    """Writes `value` (as `Recorded.get` gives it) into `place`; `where` is
+    the statement's location, for messages."""
+    if place.kind == "list":
+        place.holder[:] = [v.obj if type(v) is Ref else v for v in value]
+        return
+    if place.kind == "set":
+        place.holder.clear()
+        place.holder.update(value)
+        return
+    if place.kind == "array":
+        if type(value) is not np.ndarray:
+            raise TracingError(
+                f"'{place.name}' is a numpy array changed in place by staged code ({where or user_location()}), "
+                "and a numpy array cannot hold a traced value; give the new value to a local "
+                f"variable instead (for example `{place.name.split('.')[-1]} = ...` in the branch "
+                "or loop)")
+        place.holder[...] = value
+        return
+    value = value.obj if type(value) is Ref else value
+    if place.kind == "cell":
+        _cell_set(place.holder, _MISSING if type(value) is Undefined else value)
+        return
+    target = place.holder if place.kind == "item" else object.__getattribute__(place.holder, "__dict__")
+    if type(value) is Undefined:
+        target.pop(place.index, None)
+    else:
+        target[place.index] = value
+
+
+def _array_changed(array, snapshot):
+    return array.shape != snapshot.shape or array.dtype != snapshot.dtype \
+        or not np.array_equal(array, snapshot, equal_nan=array.dtype.kind in "fc")
+
+
+def _unref_each(values):
+    return tuple(v.obj if type(v) is Ref else v for v in values)
+
+
+def _unref(value):
+    if type(value) is Ref:
+        return value.obj
+    t = type(value)
+    if t is tuple or t is list:
+        return t(_unref(v) for v in value)
+    if t is dict:
+        return {k: _unref(v) for k, v in value.items()}
+    return value
+
+
+def _cell_get(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+def _cell_set(cell, value):
+    if value is _MISSING:
+        try:
+            del cell.cell_contents
+        except ValueError:
+            pass
+    else:
+        cell.cell_contents = value
+
+
+def _global_names(code):
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(_global_names(const))
+    return names
+
+
+def _params(fn):
+    if fn is None:
+        return ()
+    code = fn.__code__
+    return code.co_varnames[:code.co_argcount]
+
+
+def _merge_found(found, places):
+    keys = {p.key for p in found}
+    new = [p for p in places if p.key not in keys]
+    found.extend(new)
+    return bool(new)
+
+
+# The statements ----------------------------------------------------------------
+
+def cond(stage, pred, true_fn, false_fn, operands, names):
+    """`stage(pred, true_fn, false_fn, operands, names)` (a backend's staged
+    cond) with the places the branches change as more outputs."""
+    roots = list(zip(_params(true_fn) or _params(false_fn), operands, strict=False))
+    recorded = Recorded((true_fn, false_fn), roots)
+    if not recorded:
+        return stage(pred, true_fn, false_fn, operands, names)
+    count = len(names)
+    found = []
+    where = user_location()
+    for _attempt in range(8):
+        carried = list(found)
+
+        def wrap(fn, carried=carried):
+            def run(*ops):
+                try:
+                    if fn is not None:
+                        result = fn(*ops)
+                    else:
+                        result = pack(tuple(ops), count) if len(ops) == count else None
+                    result = tuple(recorded.as_state(v) for v in normalize(result, count, "branch"))
+                    if _merge_found(found, recorded.changed()):
+                        raise More
+                    values = tuple(recorded.get(p) for p in carried)
+                finally:
+                    recorded.restore()
+                return pack(result + values, count + len(carried))
+            return run
+
+        try:
+            out = stage(pred, wrap(true_fn), wrap(false_fn), operands,
+                        tuple(names) + tuple(p.name for p in carried))
+        except More:
+            recorded.restore()
+            continue
+        out = normalize(out, count + len(carried), "branch")
+        for place, value in zip(carried, out[count:], strict=True):
+            if place.kind == "array" and place.name in names:
+                continue  # the variable takes the merged value (the array keeps its own)
+            put(place, value, where)
+        return pack(tuple(_unref(v) for v in out[:count]), count)
+    raise errors.branches_do_not_settle("an `if`", where)
+
+
+def loop(stage, test, body, state, names, for_item=False):
+    """`stage(test, body, state, names)` (a backend's staged loop; `body`
+    takes the item first when `for_item`) with the places the body changes
+    as more loop variables. Returns the final state tuple, or what `stage`
+    returns when it is not a tuple (NotImplemented).
+
+    A variable or place unbound before the loop that the body binds is a
+    loop variable of the type of its first value (the backend gives it
+    zeros until then); after a loop that ran zero times it is unbound,
+    which an assertion checks at run time."""
+    roots = list(zip(names, state, strict=True))
+    recorded = Recorded((test, body), roots)
+    unbound = any(type(v) is Undefined for v in state)
+    if not recorded and not unbound:
+        return stage(test, body, state, names)
+    count = len(names)
+    found = []
+    where = user_location()
+    # A dict or list that the body changes in place (rather than rebinding
+    # the variable) travels as itself, its items as places: so an item first
+    # set in the loop is one more variable first bound in it.
+    rebound = set()
+    for _attempt in range(8):
+        carried = list(found)
+        entry = tuple(recorded.get(p) for p in carried)
+        by_ref = {k for k, v in enumerate(state)
+                  if type(v) in (dict, list) and recorded.is_recorded(v) and k not in rebound}
+        inputs = tuple(Ref(v) if k in by_ref else v for k, v in enumerate(state))
+        flagged = unbound or any(type(v) is Undefined for v in entry)
+        flag = (False,) if flagged else ()
+        width = count + len(carried)
+
+        def enter(values, carried=carried):
+            for place, value in zip(carried, values, strict=True):
+                put(place, value, where)
+
+        def wrapped_test(*s, width=width):
+            try:
+                enter(s[count:width])
+                return test(*_unref_each(s[:count]))
+            finally:
+                recorded.restore()
+
+        def wrapped_body(*args, carried=carried, width=width, flag=flag, by_ref=by_ref):
+            item, s = (args[:1], args[1:]) if for_item else ((), args)
+            try:
+                enter(s[count:width])
+                before = _unref_each(s[:count])
+                result = normalize(body(*item, *before), count, "loop body")
+                moved = {k for k in by_ref if result[k] is not before[k]}
+                if moved:  # the body rebinds the variable: it travels as its contents
+                    rebound.update(moved)
+                    raise More
+                result = tuple(Ref(v) if k in by_ref else v for k, v in enumerate(result))
+                if _merge_found(found, [p for p in recorded.changed()
+                                        if p.key not in {c.key for c in carried}]):
+                    raise More
+                values = tuple(recorded.get(p) for p in carried)
+            finally:
+                recorded.restore()
+            return pack(result + values + (True,) * len(flag), width + len(flag))
+
+        try:
+            out = stage(wrapped_test if test is not None else None, wrapped_body,
+                        inputs + entry + flag,
+                        tuple(names) + tuple(p.name for p in carried) + ("<loop ran>",) * len(flag))
+        except More:
+            recorded.restore()
+            continue
+        if out is NotImplemented:
+            return out
+        out = _unref_each(out)
+        for place, value in zip(carried, out[count:width], strict=True):
+            put(place, value, where)
+        if flagged:
+            before = tuple(state) + entry
+            bound = [name for name, a, b in zip(tuple(names) + tuple(p.name for p in carried), before,
+                                                out[:width], strict=True)
+                     if type(a) is Undefined and type(b) is not Undefined]
+            if bound:
+                _check_ran(out[width], bound, where)
+        return out[:count]
+    raise errors.loop_does_not_settle("a loop", where)
+
+
+def _check_ran(ran, bound, where):
+    names = ", ".join(repr(n) for n in bound)
+    message = (f"{names} first defined inside the loop at {where} is unbound after it: the loop "
+               "ran zero times")
+    backend = backend_of(ran)
+    if backend is None:
+        if not ran:
+            raise UnboundLocalError(message)
+        return
+    backend.assert_(ran, lambda: message)
