@@ -157,6 +157,17 @@ def to_code(entity, recursive=True):
     return conversion.converted_source(function)
 
 
+def inlined_code(entity):
+    """The source of the code that runs for `entity`: `to_code`'s text after
+    each operator call got its inlined Python meaning (what
+    `python -m autograph to-code FILE:FN --inlined` prints)."""
+    function, _ = _function_of(entity)
+    if function is None:
+        raise ConversionError(f"cannot convert {_describe(entity)}: it has no Python source "
+                              "(builtins, C functions and classes are called as they are)")
+    return conversion.inlined_source(function)
+
+
 def convert(recursive=True, strict=None, include=(), exclude=()):
     """Decorator form of `to_graph`: `@autograph.convert()`."""
     def decorator(f):

@@ -426,6 +426,13 @@ def _artifact(f):
 
 def _convert(f):
     """(converted tree, code object, file name, call sites) for `f`."""
+    node, fast, ctx, sites = _trees(f)
+    return node, _compile(fast, f, ctx.filename, ctx.ag, sites), ctx.filename, sites
+
+
+def _trees(f):
+    """(the converted tree `to_code` shows, the tree that runs after
+    fast_paths, the conversion context, call sites) for `f`."""
     premarked = frozenset()
     while True:
         node, filename = parsing.parse_function(f)
@@ -446,7 +453,7 @@ def _convert(f):
             premarked = premarked | rerun.names
     _fill_empty_blocks(node)
     fast, sites = fast_paths.transform(node, ctx)
-    return node, _compile(fast, f, filename, ag, sites), filename, sites
+    return node, fast, ctx, sites
 
 
 # The converters, gast and ast.unparse walk trees recursively, a few Python
@@ -496,6 +503,13 @@ def deep(fn, *args, what):
         raise ConversionError(f"cannot {what}: its code nests too deeply (more than {DEEP_RECURSION_LIMIT} "
                               "levels of recursion in the converter); split it into smaller functions") from None
     raise value
+
+
+def inlined_source(f):
+    """The source of the code that runs for `f`: the generated code after
+    fast_paths inlined each operator's Python meaning (not cached)."""
+    _, fast, _, _ = deep(_trees, f, what=f"convert {f.__qualname__}")
+    return deep(_unparse, fast, what="show the inlined code") + "\n"
 
 
 def converted_source(f):

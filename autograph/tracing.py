@@ -612,8 +612,8 @@ def _array_shapes(key):
     return []
 
 
-def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, strict=None, include=(),
-             exclude=()):
+def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, strict=None,
+             include=(), exclude=()):
     """Decorator: compiles `func` into traced graphs (see TracedFunction).
 
     `input_signature`: a list of Spec; one trace serves every matching input.

@@ -286,6 +286,9 @@ class _Inliner:
         return templates.located([test_fn, body_fn, loop], stmt)
 
     def for_stmt(self, stmt, call, definitions):
+        if _keeps_loop(call):
+            # `set_loop_options(unroll=...)`: the operator decides how to run it.
+            return templates.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn = definitions.get(getattr(call.args[1], "id", None))
         body_fn = definitions[call.args[2].id]
         stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
@@ -316,6 +319,13 @@ class _Inliner:
             templates.assign(templates.store(iterable), self.fast(call.args[0])),
             gast.If(test=check, body=fast, orelse=[fallback]),
         ], stmt)
+
+
+def _keeps_loop(call):
+    """True if the loop's options (a dict literal after the names) set `unroll`."""
+    options = call.args[5] if len(call.args) > 5 else None
+    return isinstance(options, gast.Dict) and any(
+        isinstance(k, gast.Constant) and k.value == "unroll" for k in options.keys)
 
 
 class _FastExpressions:
