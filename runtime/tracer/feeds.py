@@ -2,10 +2,12 @@
 of a graph, feeding its placeholders or any other of its values (a fed
 value replaces the computed one, as in TensorFlow 1)."""
 
-import numpy as np
 from autograph.runtime.tracer import context, passes, trees
+from autograph.runtime.tracer.casting import cast
 from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.executor import compile_graph
+from autograph.runtime.tracer.graph import format_type
+from autograph.runtime.tracer.results import protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
 __all__ = ["run_fetches"]
@@ -34,6 +36,7 @@ def run_fetches(graph, fetches, feed_dict):
         if fed:
             _replace_by_inputs(clone, [mapping[v] for v in fed])
         passes.optimize(clone)
+        protect_results(graph, wanted, clone)
         used = passes.used_values(clone)
         inputs = graph.params + fed
         needed = [p for p, q in zip(inputs, clone.params, strict=True) if q in used]
@@ -99,7 +102,10 @@ def _replace_by_inputs(graph, values):
 
 def _feed(value, fed):
     """`fed` as the run-time value of `value` (a placeholder or another value)."""
-    array = np.asarray(fed, value.dtype)
+    name = f"placeholder {value.name!r}" if value.name else "a placeholder"
+    if value.node.kind != "placeholder":
+        name = f"the value {value.name!r}" if value.name else "a value"
+    array = cast(fed, value.dtype, f"the value fed to {name} ({format_type(value)})")
     shape = value.shape
     if array.ndim != len(shape) or any(d is not None and d != a for d, a in zip(shape, array.shape, strict=True)):
         raise ValueError(
