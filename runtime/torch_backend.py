@@ -360,12 +360,6 @@ class TorchBackend(staging.StagingBackend):
     stage_cond = staticmethod(_cond)
     stage_loop = staticmethod(_loop)
 
-    def flatten(self, value):
-        return pytree.tree_flatten(value)
-
-    def unflatten(self, treedef, leaves):
-        return pytree.tree_unflatten(leaves, treedef)
-
     def logical_not(self, value):
         return torch.logical_not(value)
 

@@ -102,9 +102,8 @@ def _replace_by_inputs(graph, values):
 
 def _feed(value, fed):
     """`fed` as the run-time value of `value` (a placeholder or another value)."""
-    name = f"placeholder {value.name!r}" if value.name else "a placeholder"
-    if value.node.kind != "placeholder":
-        name = f"the value {value.name!r}" if value.name else "a value"
+    name = f"{'placeholder' if value.node.kind == 'placeholder' else 'value'} {value.name!r}" if value.name \
+        else "a placeholder" if value.node.kind == "placeholder" else "a value"
     array = cast(fed, value.dtype, f"the value fed to {name} ({format_type(value)})")
     shape = value.shape
     if array.ndim != len(shape) or any(d is not None and d != a for d, a in zip(shape, array.shape, strict=True)):
