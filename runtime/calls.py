@@ -8,6 +8,16 @@ so evaluation order and argument passing are Python's. `converted(f)` is:
   * the converted version of user code (converted on first call, cached),
     through the converter that the pipeline installs with `set_converter`;
   * `f` itself for builtins, C functions, classes and library code.
+
+A tracer that runs the bytecode of converted code (torch.compile's dynamo)
+cannot follow two things the hook does for speed: lookups keyed by `id()`
+(dynamo guards on the identity of each bound method it sees, a new object
+at each attribute access) and `type()` of a method of a tensor that the
+traced code computed (dynamo has no type for it). Nor can it run the
+converter. While `bytecode_traced()` says such a tracer runs, `call` takes
+`_call_traced`, which compares with `is` and asks `__class__`, and converts
+through `outside` (what the tracer calls without tracing it). The torch
+backend installs both with `set_bytecode_tracer`.
 """
 
 import builtins
@@ -90,6 +100,8 @@ def site_functions(hook):
     def call_site(site, f):
         """`hook(f)`, remembered at `site` when `f` is a function, builtin or
         class, whose identity decides the answer."""
+        if bytecode_traced():
+            return hook(f)
         target = hook(f)
         cls = type(f)
         if cls is _FunctionType or cls is _BuiltinFunctionType or cls is type:
@@ -100,6 +112,8 @@ def site_functions(hook):
         """`hook(bound)` for `receiver.method`; when the hook passes a method
         of a C type through unchanged, every instance of that type will do,
         so the site remembers the type."""
+        if bytecode_traced():
+            return hook(bound)
         target = hook(bound)
         cls = type(receiver)
         if target is bound and not cls.__flags__ & _HEAPTYPE and type(bound) in _C_CALLABLES:
@@ -168,6 +182,7 @@ OVERRIDDEN_BUILTINS = (
 # builtins that a registered backend overrides are wrapped: the others are
 # called as they are, at no cost.
 _OVERRIDES = {}
+_OVERRIDE_LIST = []  # (function, override): what a bytecode tracer compares with `is`
 _keep_alive = []
 
 
@@ -177,12 +192,14 @@ def intercept(functions):
     for function in functions:
         if id(function) not in _OVERRIDES:
             _OVERRIDES[id(function)] = _override(function)
+            _OVERRIDE_LIST.append((function, _OVERRIDES[id(function)]))
             _keep_alive.append(function)
 
 
 def refresh(backends):
     """Rebuilds the overrides for the registered `backends`."""
     _OVERRIDES.clear()
+    _OVERRIDE_LIST.clear()
     for backend in backends:
         for name in OVERRIDDEN_BUILTINS:
             func = getattr(builtins, name)
@@ -202,13 +219,62 @@ _C_CALLABLES = frozenset({
 })
 
 
+def _not_traced():
+    return False
+
+
+bytecode_traced = _not_traced
+_outside = None
+
+
+def set_bytecode_tracer(traced, outside):
+    """Installs `traced()` (True while a bytecode tracer runs converted code)
+    and `outside(convert, f)` (`convert(f)`, run by that tracer without
+    tracing it)."""
+    global bytecode_traced, _outside
+    bytecode_traced, _outside = traced, outside
+
+
+def _override_of(f):
+    """The override of `f` by identity, as a bytecode tracer can follow it."""
+    for function, override in _OVERRIDE_LIST:
+        if f is function:
+            return override
+    return None
+
+
+def _call_traced(f, converter):
+    """`call(f)` (or `call_builtins(f)`, with `converter` None) under a
+    bytecode tracer. Callable objects and partials run unconverted: the
+    tracer traces them as they are."""
+    override = _override_of(f)
+    if override is not None:
+        return override
+    if converter is None:
+        return f
+    cls = f.__class__
+    if cls is _FunctionType:
+        entry = f.__dict__.get(CACHE_KEY)
+        if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
+            return entry[1]
+        return _outside(converter, f)
+    if cls is _MethodType:
+        converted = _call_traced(f.__func__, converter)
+        return _MethodType(converted, f.__self__)
+    return f
+
+
 def call_builtins(f):
     """The call hook of non-recursive conversion: overrides builtins only."""
+    if bytecode_traced():
+        return _call_traced(f, None)
     return _OVERRIDES.get(id(f), f)
 
 
 def call(f):
     """The function to call in place of `f`; see the module docstring."""
+    if bytecode_traced():
+        return _call_traced(f, _converter)
     cls = type(f)
     if cls is _FunctionType:
         entry = f.__dict__.get(CACHE_KEY)

@@ -40,8 +40,26 @@ class LoopStateError(TracingError, TypeError):
     """A loop variable changes its type or shape across iterations of a traced loop."""
 
 
+def _no_tracer():
+    return None
+
+
+# While a tracer runs the bytecode of converted code (torch.compile's dynamo),
+# the frames are the tracer's: `_traced_location()` says where it is in the
+# user's code (None when no such tracer runs).
+_traced_location = _no_tracer
+
+
+def set_traced_location(where):
+    global _traced_location
+    _traced_location = where
+
+
 def user_location(depth=1):
     """'file:line' of the innermost frame that is not this package's code."""
+    where = _traced_location()
+    if where is not None:
+        return where
     frame = sys._getframe(depth)
     while frame is not None and frame.f_globals.get("__name__", "").startswith(_PACKAGE):
         frame = frame.f_back

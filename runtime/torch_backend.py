@@ -85,6 +85,7 @@ def _load():
         import torch.utils._pytree as pytree_module
         from torch._subclasses.fake_tensor import is_fake as is_fake_function
         torch, pytree, is_fake = torch_module, pytree_module, is_fake_function
+        torch_dynamo.install(torch)
 
 
 class TorchRange:
@@ -107,8 +108,10 @@ class TorchRange:
 
 
 def _is_traced(x):
-    """True for a tensor whose value is unknown while tracing."""
-    return isinstance(x, torch.Tensor) and is_fake(x) and getattr(x, "constant", None) is None
+    """True for a tensor whose value is unknown while tracing (dynamo knows
+    none: `is_fake` is not for it to call)."""
+    return isinstance(x, torch.Tensor) and (
+        torch.compiler.is_dynamo_compiling() or is_fake(x) and getattr(x, "constant", None) is None)
 
 
 def _concrete(x):
@@ -416,7 +419,8 @@ def _for(iterable, extra_test, body, state, names):
     def loop_body(i, *s):
         return (i + step,) + normalize(body(i, *s), count, "loop body")
 
-    result = _loop(loop_test, loop_body, (start,) + tuple(state),
+    stage = torch_dynamo.stage_loop if torch.compiler.is_dynamo_compiling() else _loop
+    result = stage(loop_test, loop_body, (start,) + tuple(state),
                    ("<loop counter>",) + tuple(names), what, loc)
     return result[1:]
 
@@ -458,6 +462,10 @@ class TorchBackend(staging.StagingBackend):
     name = "torch"
     traced_by = "torch"
 
+    def __init__(self):
+        if "torch" in sys.modules:
+            _load()
+
     def owns_type(self, cls):
         if issubclass(cls, TorchRange):
             return True
@@ -470,9 +478,15 @@ class TorchBackend(staging.StagingBackend):
         return _concrete(value)
 
     def stage_cond(self, pred, true_fn, false_fn, operands, names):
+        if torch.compiler.is_dynamo_compiling():
+            loc = user_location()
+            what = "an `if` whose condition is traced by torch"
+            return torch_dynamo.stage_cond(_pred(pred, what, loc), true_fn, false_fn, operands, names, what, loc)
         return _cond(pred, true_fn, false_fn, operands, names)
 
     def stage_loop(self, test, body, state, names, what, loc):
+        if torch.compiler.is_dynamo_compiling():
+            return torch_dynamo.stage_loop(test, body, state, names, what, loc)
         return _loop(test, body, state, names, what, loc)
 
     def logical_not(self, value):
@@ -512,3 +526,6 @@ class TorchBackend(staging.StagingBackend):
 
     def builtin(self, func):
         return _BUILTINS.get(func)
+
+
+from autograph.runtime import torch_dynamo  # noqa: E402 - it reads this module's helpers

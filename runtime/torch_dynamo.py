@@ -1,0 +1,199 @@
+"""How the torch backend stages control flow under `torch.compile` (and
+`torch.export(..., strict=True)`), whose tracer, dynamo, runs the bytecode of
+converted code itself.
+
+Dynamo sees every tensor as traced: a condition on one has no value while
+it traces. The backend then calls dynamo's own higher-order operators,
+`torch.cond` and `torch._higher_order_ops.while_loop`, which trace each body
+function as a subgraph of the one graph that dynamo builds. They ask more of
+a body than torch's operators underneath (which `torch.export`'s non-strict
+mode calls; see torch_backend.py):
+
+  * a body must not change Python state (dynamo checks it), and the backend
+    cannot trace a body again when a type must widen. So each branch, or
+    one loop iteration, first runs once in the enclosing graph (the probe),
+    on copies of the state: that is how the backend learns what the
+    branches give and which types the loop state settles on. The probe's
+    results are unused: torch.compile's compilers (inductor, aot_eager)
+    drop them;
+  * a body may neither modify its inputs in place nor return them (or views
+    of them) while autograd records. The probe sees which inputs a body
+    modifies (their `_version` moves): the body gets copies of those. A
+    tensor that a body returns unchanged is copied.
+
+Dynamo lifts the tensors that a body reads from outside (module parameters,
+variables of the enclosing function) into subgraph inputs by itself.
+
+The call hook (calls.py) and the error locations (errors.py) take paths
+that dynamo can trace while `torch.compiler.is_dynamo_compiling()`; `install`
+sets them up once torch is imported.
+"""
+
+import sys
+import types
+
+from autograph.runtime import calls, errors, staging
+from autograph.runtime import torch_backend as tb
+from autograph.runtime.staging import normalize, pack
+from autograph.runtime.undefined import UndefinedReturnValue
+
+__all__ = ["install", "stage_cond", "stage_loop"]
+
+_PACKAGE = __name__.split(".")[0] + "."
+
+
+def install(torch):
+    """Routes the call hook and error locations through dynamo-safe paths
+    while dynamo traces."""
+    calls.set_bytecode_tracer(torch.compiler.is_dynamo_compiling, _outside)
+    errors.set_traced_location(_location)
+
+
+def _converted_outside(convert, f):
+    """Runs `convert(f)` while dynamo traces, outside the trace: dynamo calls
+    a function marked as having a constant result as it is, with the
+    values of its arguments, and takes its result as a constant. A
+    function is no constant that dynamo can call, so it waits in `_held`
+    under a fresh name, which dynamo reads like any attribute."""
+    name = f"converted_{len(vars(_held))}"
+    setattr(_held, name, convert(f))
+    return name
+
+
+def _traced_location():
+    """'file:line' of the user's statement that dynamo is tracing."""
+    from torch._guards import TracingContext
+    for frame in reversed(TracingContext.extract_stack()):
+        if not frame.filename.startswith(_PACKAGE_DIR):
+            return f"{frame.filename}:{frame.lineno}"
+    return "<unknown>"
+
+
+# What `torch.compiler.assume_constant_result` does (importing it costs
+# torch._dynamo's import, 1.5 s, in programs that never compile).
+_converted_outside._dynamo_marked_constant = True
+_traced_location._dynamo_marked_constant = True
+_held = types.SimpleNamespace()
+_PACKAGE_DIR = sys.modules[_PACKAGE[:-1]].__path__[0].rsplit("/", 1)[0] + "/"
+
+
+def _outside(convert, f):
+    return getattr(_held, _converted_outside(convert, f))
+
+
+def _location():
+    """The user's location while dynamo traces, else None."""
+    if tb.torch.compiler.is_dynamo_compiling():
+        return _traced_location()
+    return None
+
+
+# cond ------------------------------------------------------------------------
+
+def _copies(values):
+    """`values` with each tensor leaf copied."""
+    torch = tb.torch
+    return tb.pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, values)
+
+
+def _passed_through(values, leaves):
+    """Positions of the tensors among `values` that a body gives back as
+    they are: it returns them unchanged or modifies them in place (as
+    `n += 1` does), which dynamo forbids. Such a body gets copies."""
+    return {i for i, v in enumerate(values) if isinstance(v, tb.torch.Tensor)
+            and any(leaf is v for leaf in leaves)}
+
+
+def _guarded(values, mutated):
+    """`values` with copies at the positions in `mutated`."""
+    return [v.clone() if i in mutated else v for i, v in enumerate(values)]
+
+
+def _unaliased(out, grad):
+    """`out` as a body may return it: a copy when autograd records (dynamo
+    forbids a body to return its input, or a view of it, and cannot tell
+    the backend which tensors those are)."""
+    return out.clone() if grad else out
+
+
+def stage_cond(pred, true_fn, false_fn, operands, names, what, loc):
+    torch = tb.torch
+    count = len(names)
+    fns = (true_fn, false_fn if false_fn is not None else
+           lambda *s: pack(s, count) if len(s) == count else None)
+    operands = list(operands)
+    records, mutated = [], set()
+    for fn in fns:  # the probe
+        copies = [_copies(v) for v in operands]
+        records.append(tb._flat(normalize(fn(*copies), count, "branch")))
+        mutated |= _passed_through(copies, records[-1].leaves)
+    carried = {j: tb._typeof(leaf) for j, leaf in enumerate(records[0].leaves)
+               if isinstance(leaf, torch.Tensor)}
+    stand_ins = set()
+    static, _ = tb._settle(records, names, what, loc, carried, stand_ins)
+    positions = sorted(carried)
+    grad = torch.is_grad_enabled()
+
+    def branch(k):
+        def run():
+            result = fns[k](*_guarded(operands, mutated))
+            leaves = tb._flat(normalize(result, count, "branch")).leaves
+            outs = []
+            for j in positions:
+                leaf = leaves[j]
+                if type(leaf) is UndefinedReturnValue:
+                    leaf = False  # zeros stand for a `return` that has not run in this branch
+                cast = tb._cast(leaf, carried[j])
+                outs.append(_unaliased(cast, grad) if cast is leaf else cast)
+            return tuple(outs)
+        return run
+
+    outs = iter(torch.cond(pred, branch(0), branch(1), ()))
+    leaves = [next(outs) if j in carried else static[j] for j in range(len(records[0].leaves))]
+    return pack(records[0].rebuild(leaves), count)
+
+
+# loops -----------------------------------------------------------------------
+
+def stage_loop(test, body, state, names, what, loc):
+    """`while test(*state): state = body(*state)` as dynamo's `while_loop`."""
+    torch = tb.torch
+    from torch._higher_order_ops.while_loop import while_loop
+    flat = tb._flat(state)
+    leaves = list(flat.leaves)
+    types_ = {j: tb._typeof(leaf) for j, leaf in enumerate(leaves) if tb._is_value(leaf)}
+    mutated = set()
+    for _attempt in range(8):  # the probe: one iteration, until the types settle
+        dynamic = sorted(types_)
+        values = [_copies(v) for v in _unflatten(flat, leaves, dynamic,
+                                                  [tb._cast(leaves[j], types_[j]) for j in dynamic])]
+        new = tb._flat(body(*values))
+        mutated |= _passed_through(values, new.leaves)
+        if not staging.check_iteration(tb._VALUES, state, flat, leaves, types_, new, names, what, loc):
+            break
+    else:
+        raise errors.LoopStateError(f"the loop variables of {what} ({loc}) do not settle on one dtype")
+    grad = torch.is_grad_enabled()
+
+    def cond_fn(*carry):
+        return tb._pred(test(*_unflatten(flat, leaves, dynamic, carry)), what, loc)
+
+    def body_fn(*carry):
+        values = _guarded(list(_unflatten(flat, leaves, dynamic, carry)), mutated)
+        new = tb._flat(body(*values)).leaves
+        outs = []
+        for j in dynamic:
+            cast = tb._cast(new[j], types_[j])
+            outs.append(_unaliased(cast, grad) if cast is new[j] else cast)
+        return tuple(outs)
+
+    init = tuple(tb._cast(leaves[j], types_[j]) for j in dynamic)
+    carry = while_loop(cond_fn, body_fn, init)
+    return _unflatten(flat, leaves, dynamic, carry)
+
+
+def _unflatten(flat, leaves, dynamic, carry):
+    values = list(leaves)
+    for j, v in zip(dynamic, carry):
+        values[j] = v
+    return flat.rebuild(values)
