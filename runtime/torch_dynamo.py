@@ -45,8 +45,53 @@ _PACKAGE = __name__.split(".")[0] + "."
 def install(torch):
     """Routes the call hook and error locations through dynamo-safe paths
     while dynamo traces."""
-    calls.set_bytecode_tracer(torch.compiler.is_dynamo_compiling, _outside)
+    global _compiling
+    _compiling = torch.compiler.is_dynamo_compiling
+    calls.set_bytecode_tracer(_traced, _outside)
     errors.set_traced_location(_location)
+
+
+def _traced():
+    return _compiling() and _ready()
+
+
+def _ready():
+    """Keeps dynamo from compiling this package's runtime functions as
+    frames of their own (it still traces them inside converted code): when
+    dynamo cannot trace a statement, it runs the statement's operator call
+    as Python, and that must run the operator as Python throughout, with
+    the tensors' values, as the unconverted statement would. Run once,
+    while dynamo traces, outside the trace."""
+    global _skipped
+    if not _skipped:
+        from torch._dynamo.eval_frame import skip_code
+        for code in _runtime_code():
+            skip_code(code)
+        _skipped = True
+    return True
+
+
+def _runtime_code():
+    """The code objects of the runtime's modules, nested ones included."""
+    found, stack = set(), []
+    for name, module in list(sys.modules.items()):
+        if name.startswith(_PACKAGE + "runtime") and module is not None:
+            for value in vars(module).values():
+                members = vars(value).values() if isinstance(value, type) else (value,)
+                for member in members:
+                    member = getattr(member, "__func__", member)
+                    if isinstance(member, types.FunctionType) and member.__module__ == name:
+                        stack.append(member.__code__)
+    while stack:
+        code = stack.pop()
+        if code not in found:
+            found.add(code)
+            stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+_compiling = None
+_skipped = False
 
 
 def _converted_outside(convert, f):
@@ -73,6 +118,7 @@ def _traced_location():
 # torch._dynamo's import, 1.5 s, in programs that never compile).
 _converted_outside._dynamo_marked_constant = True
 _traced_location._dynamo_marked_constant = True
+_ready._dynamo_marked_constant = True
 _held = types.SimpleNamespace()
 _PACKAGE_DIR = sys.modules[_PACKAGE[:-1]].__path__[0].rsplit("/", 1)[0] + "/"
 
@@ -83,7 +129,8 @@ def _outside(convert, f):
 
 def _location():
     """The user's location while dynamo traces, else None."""
-    if tb.torch.compiler.is_dynamo_compiling():
+    if _compiling():
+        _ready()
         return _traced_location()
     return None
 
@@ -187,7 +234,11 @@ def stage_loop(test, body, state, names, what, loc):
             outs.append(_unaliased(cast, grad) if cast is new[j] else cast)
         return tuple(outs)
 
-    init = tuple(tb._cast(leaves[j], types_[j]) for j in dynamic)
+    # A copy of each tensor that enters the loop as it is: the loop's
+    # bodies may read it from outside as well, and torch forbids a carried
+    # value to alias a tensor that they read.
+    init = tuple(v.clone() if v is leaves[j] else v
+                 for j, v in ((j, tb._cast(leaves[j], types_[j])) for j in dynamic))
     carry = while_loop(cond_fn, body_fn, init)
     return _unflatten(flat, leaves, dynamic, carry)
 
