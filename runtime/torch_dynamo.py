@@ -29,6 +29,7 @@ that dynamo can trace while `torch.compiler.is_dynamo_compiling()`; `install`
 sets them up once torch is imported.
 """
 
+import os
 import sys
 import types
 
@@ -109,7 +110,7 @@ def _traced_location():
     """'file:line' of the user's statement that dynamo is tracing."""
     from torch._guards import TracingContext
     for frame in reversed(TracingContext.extract_stack()):
-        if not frame.filename.startswith(_PACKAGE_DIR):
+        if not frame.filename.startswith(_RUNTIME_DIR):
             return f"{frame.filename}:{frame.lineno}"
     return "<unknown>"
 
@@ -120,7 +121,7 @@ _converted_outside._dynamo_marked_constant = True
 _traced_location._dynamo_marked_constant = True
 _ready._dynamo_marked_constant = True
 _held = types.SimpleNamespace()
-_PACKAGE_DIR = sys.modules[_PACKAGE[:-1]].__path__[0].rsplit("/", 1)[0] + "/"
+_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def _outside(convert, f):
