@@ -52,6 +52,7 @@ import types
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from corpus import CASES
+from tables import section
 
 TARGET_CONVERSION_MS = 3.0
 TARGET_EAGER_GEOMEAN = 2.0
@@ -249,6 +250,68 @@ def _row_cells(r):
             _fmt(r["ratio"], ".2f", "×") + mark]
 
 
+def _report(rows, malt_tool, malt_note):
+    """Prints the table and the summary; returns the failures."""
+    header = ["function", "lines", "conversion ms", "original µs", "converted µs", "ratio"]
+    if malt_tool is not None:
+        header += ["malt conv ms", "malt µs", "malt ratio", "conv ours/malt", "eager ours/malt"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
+    for name, lines, r, m in rows:
+        orig = r["orig_s"] if r["orig_s"] is not None else (m["orig_s"] if m else None)
+        ours_cells = _row_cells(r)
+        cells = [name, str(lines), ours_cells[0], _fmt(orig and orig * 1e6, ".1f"),
+                 ours_cells[1], ours_cells[2]]
+        if malt_tool is not None:
+            cells += _row_cells(m)
+            both = not r["error"] and not m["error"]
+            cells += [_fmt(both and r["conv_s"] / m["conv_s"] or None, ".2f", "×"),
+                      _fmt(both and r["ratio"] / m["ratio"] or None, ".2f", "×")]
+        print("| " + " | ".join(cells) + " |")
+
+    # Summary
+    print()
+    ok = [r for _, _, r, _ in rows if not r["error"]]
+    med_conv = _median([r["conv_s"] for r in ok])
+    geo = _geomean([r["ratio"] for r in ok])
+    print(f"autograph: {len(ok)}/{len(rows)} functions converted and correct")
+    if med_conv is not None:
+        verdict = "OK" if med_conv * 1e3 <= TARGET_CONVERSION_MS else "MISSED"
+        print(f"- median conversion time: {med_conv * 1e3:.2f} ms "
+              f"(target <= {TARGET_CONVERSION_MS:g} ms: {verdict})")
+        verdict = "OK" if geo <= TARGET_EAGER_GEOMEAN else "MISSED"
+        print(f"- eager overhead, geometric mean: {geo:.2f}× "
+              f"(target <= {TARGET_EAGER_GEOMEAN:g}×: {verdict})")
+    failures = [(name, r["error"]) for name, _, r, _ in rows if r["error"]]
+    for name, err in failures:
+        print(f"- FAILURE {name}: {err}")
+
+    print()
+    if malt_tool is None:
+        print(malt_note or "diastatic-malt skipped (--no-malt)")
+    else:
+        m_ok = [m for _, _, _, m in rows if not m["error"]]
+        print(f"{malt_note}: {len(m_ok)}/{len(rows)} functions converted and correct, "
+              f"{len(rows) - len(m_ok)} failure(s), "
+              f"{sum(m['flagged'] for m in m_ok)} with callees left unconverted (*)")
+        if m_ok:
+            print(f"- median conversion time: {_median([m['conv_s'] for m in m_ok]) * 1e3:.2f} ms")
+            print(f"- eager overhead, geometric mean: {_geomean([m['ratio'] for m in m_ok]):.2f}×")
+        both = [(r, m) for _, _, r, m in rows if not r["error"] and not m["error"]]
+        if both:
+            print(f"- ours vs malt on the {len(both)} functions both handle: conversion time "
+                  f"geomean {_geomean([r['conv_s'] / m['conv_s'] for r, m in both]):.2f}×, "
+                  f"median {_median([r['conv_s'] for r, _ in both]) / _median([m['conv_s'] for _, m in both]):.2f}×; "
+                  f"eager overhead geomean {_geomean([r['ratio'] / m['ratio'] for r, m in both]):.2f}× "
+                  "(below 1 means ours is faster)")
+        for name, _, _, m in rows:
+            if m["error"]:
+                print(f"- malt FAILURE {name}: {m['error']}")
+
+    print()
+    return failures
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=9,
@@ -259,6 +322,7 @@ def main(argv=None):
                         help="minimum duration of one timeit run")
     parser.add_argument("--only", default="", help="only functions whose name contains this")
     parser.add_argument("--no-malt", action="store_true", help="skip diastatic-malt")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md as it is")
     opts = parser.parse_args(argv)
     min_run_s = opts.min_run_ms / 1e3
     cases = [(f, a) for f, a in CASES if opts.only in f.__name__]
@@ -300,63 +364,8 @@ def main(argv=None):
                              fallback_counter)
         rows.append((f.__name__, lines, r_ours, r_malt))
 
-    # Table
-    header = ["function", "lines", "conversion ms", "original µs", "converted µs", "ratio"]
-    if malt_tool is not None:
-        header += ["malt conv ms", "malt µs", "malt ratio", "conv ours/malt", "eager ours/malt"]
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
-    for name, lines, r, m in rows:
-        orig = r["orig_s"] if r["orig_s"] is not None else (m["orig_s"] if m else None)
-        ours_cells = _row_cells(r)
-        cells = [name, str(lines), ours_cells[0], _fmt(orig and orig * 1e6, ".1f"),
-                 ours_cells[1], ours_cells[2]]
-        if malt_tool is not None:
-            cells += _row_cells(m)
-            both = not r["error"] and not m["error"]
-            cells += [_fmt(both and r["conv_s"] / m["conv_s"] or None, ".2f", "×"),
-                      _fmt(both and r["ratio"] / m["ratio"] or None, ".2f", "×")]
-        print("| " + " | ".join(cells) + " |")
-
-    # Summary
-    print()
-    ok = [r for _, _, r, _ in rows if not r["error"]]
-    med_conv = _median([r["conv_s"] for r in ok])
-    geo = _geomean([r["ratio"] for r in ok])
-    print(f"autograph: {len(ok)}/{len(rows)} functions converted and correct")
-    if med_conv is not None:
-        verdict = "OK" if med_conv * 1e3 <= TARGET_CONVERSION_MS else "MISSED"
-        print(f"  median conversion time: {med_conv * 1e3:.2f} ms "
-              f"(target <= {TARGET_CONVERSION_MS:g} ms: {verdict})")
-        verdict = "OK" if geo <= TARGET_EAGER_GEOMEAN else "MISSED"
-        print(f"  eager overhead, geometric mean: {geo:.2f}× "
-              f"(target <= {TARGET_EAGER_GEOMEAN:g}×: {verdict})")
-    failures = [(name, r["error"]) for name, _, r, _ in rows if r["error"]]
-    for name, err in failures:
-        print(f"  FAILURE {name}: {err}")
-
-    print()
-    if malt_tool is None:
-        print(malt_note or "diastatic-malt skipped (--no-malt)")
-    else:
-        m_ok = [m for _, _, _, m in rows if not m["error"]]
-        print(f"{malt_note}: {len(m_ok)}/{len(rows)} functions converted and correct, "
-              f"{len(rows) - len(m_ok)} failure(s), "
-              f"{sum(m['flagged'] for m in m_ok)} with callees left unconverted (*)")
-        if m_ok:
-            print(f"  median conversion time: {_median([m['conv_s'] for m in m_ok]) * 1e3:.2f} ms")
-            print(f"  eager overhead, geometric mean: {_geomean([m['ratio'] for m in m_ok]):.2f}×")
-        both = [(r, m) for _, _, r, m in rows if not r["error"] and not m["error"]]
-        if both:
-            print(f"  ours vs malt on the {len(both)} functions both handle: conversion time "
-                  f"geomean {_geomean([r['conv_s'] / m['conv_s'] for r, m in both]):.2f}×, "
-                  f"median {_median([r['conv_s'] for r, _ in both]) / _median([m['conv_s'] for _, m in both]):.2f}×; "
-                  f"eager overhead geomean {_geomean([r['ratio'] / m['ratio'] for r, m in both]):.2f}× "
-                  "(below 1 means ours is faster)")
-        for name, _, _, m in rows:
-            if m["error"]:
-                print(f"  malt FAILURE {name}: {m['error']}")
-
+    with section("conversion", write=not opts.no_write):
+        failures = _report(rows, malt_tool, malt_note)
     print(f"\n{len(rows)} functions, total benchmark time {time.perf_counter() - t_start:.1f} s")
     return 1 if failures else 0
 

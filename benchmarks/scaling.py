@@ -36,6 +36,8 @@ import threading
 import time
 import traceback
 
+from tables import section
+
 import autograph
 
 SIZES = (100, 300, 1000, 3000, 10000)
@@ -62,7 +64,7 @@ def _chunk(index):
         return [
             f"    a = (a * {k} + b) % 1000",
             f"    if a > {k * 5}:",
-            f"        b = helper(a, b)",
+            "        b = helper(a, b)",
             "    else:",
             f"        c = c + a % {k}",
         ]
@@ -99,7 +101,7 @@ def _chunk(index):
             "        b = (b + 1) % 977",
         ]
     return [
-        f"    for j, v in enumerate(items[-3:]):",
+        "    for j, v in enumerate(items[-3:]):",
         f"        c = (c + v * j + {k}) % 971",
         f"    d[a % {k}] = c",
         "    total = sum(items[-4:]) + a",
@@ -303,15 +305,17 @@ def thread_check(threads=32, shared=1000, private=0):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes and thread counts")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md as it is")
     options = parser.parse_args(argv)
     sizes = SIZES[:3] if options.quick else SIZES
     depths = DEPTHS[:3] if options.quick else DEPTHS
     print(f"Python {sys.version.split()[0]}, recursion limit {sys.getrecursionlimit()}\n")
-    failures = scaling_table(sizes, depths)
-    shared, private = (200, 5) if options.quick else (1000, 100)
-    elapsed, errors = thread_check(32, shared, private)
-    print(f"\n32 threads, each converting and calling {shared} shared + {private} own functions: "
-          f"{elapsed:.1f} s, {len(errors)} errors")
+    with section("scaling", write=not (options.no_write or options.quick)):
+        failures = scaling_table(sizes, depths)
+        shared, private = (200, 5) if options.quick else (1000, 100)
+        elapsed, errors = thread_check(32, shared, private)
+        print(f"\n32 threads, each converting and calling {shared} shared + {private} own functions: "
+              f"{elapsed:.1f} s, {len(errors)} errors")
     failures.extend(errors[:5])
     if failures:
         print("\nFAILURES:")

@@ -6,12 +6,15 @@ replacing what stood there; a table the page does not have yet is added at
 its end. `--no-write` on a script (passed here as `write=False`) only prints.
 """
 
+import contextlib
+import io
 import os
 import re
+import sys
 
 PAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "performance.md")
 
-__all__ = ["PAGE", "markdown", "publish"]
+__all__ = ["PAGE", "markdown", "publish", "section"]
 
 
 def markdown(header, rows, align=None):
@@ -44,3 +47,17 @@ def publish(name, text, write=True, page=PAGE):
     os.makedirs(os.path.dirname(page), exist_ok=True)
     with open(page, "w", encoding="utf-8") as f:
         f.write(content)
+
+
+@contextlib.contextmanager
+def section(name, write=True, page=PAGE):
+    """Publishes what the block prints as the table `name`. If the block
+    raises, what it printed goes to stderr and nothing is written."""
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            yield
+    except BaseException:
+        sys.stderr.write(buffer.getvalue())
+        raise
+    publish(name, buffer.getvalue(), write, page)

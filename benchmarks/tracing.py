@@ -33,6 +33,7 @@ import time
 import timeit
 
 import numpy as np
+from tables import section
 
 import autograph
 
@@ -275,7 +276,6 @@ def table_a(reps):
         t = trace_time(fn, args, reps)
         medians.append(t)
         rows.append(f"| `{fn.__name__}` | {t * 1e3:.2f} |")
-    print("## (a) Tracing time: first call of `autograph.function`\n")
     print("Conversion + trace + graph passes + executor compilation; median of "
           f"{reps} fresh traces per function.\n")
     print("| function | first call (ms) |")
@@ -307,7 +307,6 @@ def table_b(target_seconds, rounds):
                     f"{ratio:.2f}x |")
     geomean = math.exp(statistics.fmean(math.log(r) for r in ratios)) if ratios else math.nan
     worst = max(ratios) if ratios else math.nan
-    print("## (b) Cached graph vs eager numpy\n")
     print("Same numpy inputs; results checked with `np.allclose` before timing; best of "
           f"{rounds} interleaved `timeit` runs. Ratio = graph / eager (lower is better).\n")
     print("| function (inputs) | graph | eager (us) | graph (us) | ratio |")
@@ -349,7 +348,6 @@ def chain(n):
 
 
 def table_c(sizes, target_seconds, rounds):
-    print("## (c) Per-op overhead on a 2-element float64 array\n")
     print("A graph of N elementwise ops (multiply, add, sin, maximum in turn) against the same "
           "N numpy calls made eagerly; overhead per op = (graph - numpy) / N.\n")
     print("| N | numpy (us) | graph (us) | graph / N (us) | overhead / N (us) | target | met |")
@@ -394,13 +392,18 @@ def _yes(ok):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions, noisier")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md as it is")
     options = parser.parse_args(argv)
+    write = not (options.no_write or options.quick)
     reps, target, rounds = (3, 0.02, 2) if options.quick else (7, 0.05, 3)
     start = time.perf_counter()
     print(f"Python {sys.version.split()[0]}, numpy {np.__version__}\n")
-    table_a(reps)
-    failures = table_b(target, rounds)
-    table_c([10, 100, 1000], target, rounds)
+    with section("tracing-first-call", write):
+        table_a(reps)
+    with section("tracing-cached-graph", write):
+        failures = table_b(target, rounds)
+    with section("tracing-per-op", write):
+        table_c([10, 100, 1000], target, rounds)
     print(f"(total benchmark time {time.perf_counter() - start:.0f} s)")
     return 1 if failures else 0
 

@@ -1,13 +1,20 @@
 """`jax.jit(autograph.to_graph(f))`: Python control flow on JAX tracers
 becomes `lax.cond`, `lax.while_loop` and `lax.fori_loop`.
 
-    pip install jax && python examples/jax_jit.py
+    pip install ".[jax]" && python examples/jax_jit.py
 """
 
-import jax
-import jax.numpy as jnp
+import importlib.util
+import sys
 
-import autograph
+if importlib.util.find_spec("jax") is None:
+    print('This example needs JAX: pip install ".[jax]" (from the repository root), or pip install jax')
+    sys.exit(0)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+
+import autograph  # noqa: E402
 
 
 def clipped_sum_of_squares(x, limit):

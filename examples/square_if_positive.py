@@ -1,5 +1,11 @@
-"""The first thing to read: convert a function, look at its generated code,
-run it as Python, then run it traced into a graph (autograph.function).
+"""The first thing to read: why conversion is needed, then a converted
+function's generated code, run as Python and traced into a graph.
+
+Tracing runs a function once on symbolic inputs and records what it does.
+Python's `if` and `while` cannot be recorded that way: they need a `bool`,
+and a symbolic value has none. autograph rewrites them into operators that
+run as Python for Python values and become graph operations for symbolic
+ones.
 
     python examples/square_if_positive.py
 """
@@ -29,6 +35,14 @@ def collatz_steps(n):
 
 
 def main():
+    # Plain tracing (autograph=False traces the function as written) fails
+    # at the `if`: the truth value of a symbolic array is not known.
+    try:
+        autograph.function(square_if_positive, autograph=False)(np.float64(9.0))
+    except autograph.runtime.tracer.SymbolicBoolError as error:
+        reason = str(error).partition(" while tracing")[0]
+        print(f"# plain tracing fails: {type(error).__name__}: {reason} while tracing\n")
+
     for function, argument in [(square_if_positive, 9.0), (collatz_steps, 27)]:
         print(f"# autograph.to_code({function.__name__}):")
         print(autograph.to_code(function))

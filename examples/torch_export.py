@@ -2,12 +2,19 @@
 data-dependent `while` and `if` become `while_loop` and `cond` in the
 exported program.
 
-    pip install torch==2.13.0 && python examples/torch_export.py
+    pip install ".[torch]" && python examples/torch_export.py
 """
 
-import torch
+import importlib.util
+import sys
 
-import autograph
+if importlib.util.find_spec("torch") is None:
+    print('This example needs PyTorch: pip install ".[torch]" (from the repository root)')
+    sys.exit(0)
+
+import torch  # noqa: E402
+
+import autograph  # noqa: E402
 
 
 def collatz_steps(n):

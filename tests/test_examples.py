@@ -20,6 +20,7 @@ def run_example(name):
 
 def test_square_if_positive():
     out = run_example("square_if_positive.py")
+    assert out.startswith("# plain tracing fails: SymbolicBoolError: the truth value of a symbolic array")
     assert "x = ag__.if_stmt(x > 0, if_body, else_body, (x,), ('x',))" in out
     assert "# eager: square_if_positive(9.0) = 81.0; converted: 81.0" in out
     assert "# eager: collatz_steps(27) = 111; converted: 111" in out
@@ -62,7 +63,6 @@ def test_every_example_runs(name):
 
 
 def test_jax_jit():
-    pytest.importorskip("jax")
     out = run_example("jax_jit.py")
     assert "# plain jax.jit fails: TracerBoolConversionError" in out
     assert "# eager: clipped_sum_of_squares(x, 5.0) = 12.0; jax.jit(to_graph(...)): 12.0" in out
@@ -72,9 +72,28 @@ def test_jax_jit():
 
 
 def test_torch_export():
-    pytest.importorskip("torch")
     out = run_example("torch_export.py")
     assert "# plain torch.export fails: GuardOnDataDependentSymNode" in out
     for n, steps in ((27, 111), (6, 8), (1, 0)):  # the Collatz sequence of n takes `steps` steps
         assert f"# eager: collatz_steps({n}) = {steps}; exported: {steps}" in out
     assert "torch.ops.higher_order.while_loop(" in out
+
+
+def test_early_exit():
+    out = run_example("early_exit.py")
+    assert "# plain tracing fails: SymbolicBoolError" in out
+    for limit, index in ((2.0, 1), (3.0, 2), (9.0, -1)):
+        assert f"# first_index_above(x, {limit}): eager {index}, traced {index}" in out
+    assert "trace_count = 1" in out
+    assert "while_loop" not in out and "# its graph has 7 cond nodes and no loop:" in out
+
+
+@pytest.mark.parametrize("name, module, extra", [("jax_jit.py", "jax", ".[jax]"),
+                                                 ("torch_export.py", "torch", ".[torch]")])
+def test_optional_examples_say_what_to_install(name, module, extra):
+    # Run the example as if `module` were not installed.
+    code = (f"import sys, runpy; sys.modules[{module!r}] = None; "
+            f"runpy.run_path({os.path.join(EXAMPLES, name)!r}, run_name='__main__')")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert f'pip install "{extra}"' in result.stdout
