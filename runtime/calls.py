@@ -246,21 +246,21 @@ def _override_of(f):
 def _call_traced(f, converter):
     """`call(f)` (or `call_builtins(f)`, with `converter` None) under a
     bytecode tracer. Callable objects and partials run unconverted: the
-    tracer traces them as they are."""
-    override = _override_of(f)
-    if override is not None:
-        return override
+    tracer traces them as they are. (Dynamo gives a method of a tensor no
+    class it would compare with a builtin's: those are passed through.)"""
+    cls = f.__class__
+    if cls is _BuiltinFunctionType or cls is type:
+        override = _override_of(f)
+        return f if override is None else override
     if converter is None:
         return f
-    cls = f.__class__
     if cls is _FunctionType:
         entry = f.__dict__.get(CACHE_KEY)
         if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
             return entry[1]
         return _outside(converter, f)
     if cls is _MethodType:
-        converted = _call_traced(f.__func__, converter)
-        return _MethodType(converted, f.__self__)
+        return _MethodType(_call_traced(f.__func__, converter), f.__self__)
     return f
 
 

@@ -76,6 +76,7 @@ __all__ = ["TorchBackend", "TorchRange"]
 _NUMBERS = (bool, int, float)
 
 torch = pytree = is_fake = None
+_SYMBOLIC = set()  # torch.SymBool, SymInt, SymFloat once torch is loaded
 
 
 def _load():
@@ -85,6 +86,7 @@ def _load():
         import torch.utils._pytree as pytree_module
         from torch._subclasses.fake_tensor import is_fake as is_fake_function
         torch, pytree, is_fake = torch_module, pytree_module, is_fake_function
+        _SYMBOLIC.update((torch.SymBool, torch.SymInt, torch.SymFloat))
         torch_dynamo.install(torch)
 
 
@@ -114,9 +116,22 @@ def _is_traced(x):
         torch.compiler.is_dynamo_compiling() or is_fake(x) and getattr(x, "constant", None) is None)
 
 
+def _is_symbolic(x, unbacked_only=True):
+    """True for a symbolic number (torch.SymBool, SymInt, SymFloat) of
+    `torch.export`'s non-strict mode whose value is unknown while tracing:
+    one that comes from `.item()` (unbacked), or, with `unbacked_only`
+    False, from a dimension declared dynamic. Python on a dimension guards
+    on it, as the unconverted function does; a `range()` of it must not."""
+    if type(x) not in _SYMBOLIC or torch.compiler.is_dynamo_compiling():
+        return False
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+    expr = x.node.expr
+    return bool(free_unbacked_symbols(expr) if unbacked_only else expr.free_symbols)
+
+
 def _concrete(x):
     """`bool(x)` if x's value is known, else None."""
-    return None if _is_traced(x) else bool(x)
+    return None if _is_traced(x) or _is_symbolic(x) else bool(x)
 
 
 def _is_value(x):
@@ -168,6 +183,9 @@ def _pred(flag, what, loc):
     """A traced condition as the boolean scalar tensor torch wants."""
     if type(flag) in _NUMBERS:
         return torch.tensor(bool(flag))
+    if type(flag) in _SYMBOLIC:
+        return torch.scalar_tensor(flag, dtype=torch.bool) if type(flag) is torch.SymBool else \
+            torch.scalar_tensor(flag) != 0
     if flag.numel() != 1:
         # What `bool()` of the tensor says in unconverted code.
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
@@ -428,8 +446,11 @@ def _for(iterable, extra_test, body, state, names):
 # builtins --------------------------------------------------------------------
 
 def _range(*args):
-    if not builtins.any(_is_traced(a) for a in args):
+    if not builtins.any(_is_traced(a) or _is_symbolic(a, unbacked_only=False) for a in args):
         return builtins.range(*args)
+    # A symbolic bound (n.item(), x.shape[0] of a dynamic dimension) as a
+    # traced tensor: what the loop's bodies can read.
+    args = [torch.scalar_tensor(a, dtype=torch.int64) if type(a) is torch.SymInt else a for a in args]
     bounds = staging.range_bounds(
         args, lambda a: isinstance(a, torch.Tensor),
         lambda a: a.numel() == 1 and _kind(a.dtype) == 1, _describe)
@@ -472,7 +493,7 @@ class TorchBackend(staging.StagingBackend):
         if "torch" not in sys.modules:
             return False
         _load()
-        return issubclass(cls, torch.Tensor)
+        return issubclass(cls, torch.Tensor) or cls in _SYMBOLIC
 
     def concrete(self, value):
         return _concrete(value)

@@ -346,3 +346,26 @@ def test_fullgraph_error_names_the_variable_and_line():
         compiled(autograph.to_graph(dtype_mismatch))(t(1.0))
     assert "'y' is int32[] in the true branch but float32[] in the false branch" in str(info.value)
     assert f"{__file__}:{dtype_mismatch.__code__.co_firstlineno + 1}" in str(info.value)
+
+
+# torch.export(strict=True) traces with dynamo too ----------------------------------
+
+class Converted(torch.nn.Module):
+    def __init__(self, f):
+        super().__init__()
+        self.f = autograph.to_graph(f)
+
+    def forward(self, *args):
+        return self.f(*args)
+
+
+@pytest.mark.parametrize("f, argsets", [
+    (collatz_steps, [(t(27),), (t(1),)]),
+    (relu_or_square, [(t(1.0, 2.0),), (t(-1.0, -2.0),)]),
+    (expressions, [(t(v),) for v in (-7.0, 0.5, 3.0, 11.0)]),
+    (triangular, [(t(7),), (t(0),)]),
+])
+def test_strict_export(f, argsets):
+    exported = torch.export.export(Converted(f), argsets[0], strict=True)
+    for args in argsets:
+        assert_same(f(*args), exported.module()(*args))
