@@ -28,17 +28,12 @@ once jax is imported, so it costs nothing to programs that do not use jax.
 import builtins
 import sys
 
-import numpy as np
 from autograph.runtime import staging
 from autograph.runtime.backends import Backend
 from autograph.runtime.errors import (
-    BranchMismatchError,
-    LoopStateError,
     TracingError,
     user_location,
 )
-from autograph.runtime.staging import Retry, normalize, pack, same_python
-from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
 __all__ = ["JaxBackend", "JaxRange", "JaxZip"]
 
@@ -85,7 +80,7 @@ class JaxZip:
 
     def __iter__(self):
         return iter(builtins.enumerate(*self.arrays, self.start) if self.kind == "enumerate"
-                    else builtins.zip(*self.arrays))
+                    else builtins.zip(*self.arrays, strict=False))
 
 
 def _is_tracer(x):
@@ -144,239 +139,46 @@ def _cast(x, t):
     return v
 
 
-def _return_stand_in(value):
-    """What stands for a lowered `return` that has not run where another
-    path returns `value`: zeros of its type (None for None); the flag says
-    whether there is one. The zeros are a numpy array: a value made inside
-    a `lax` body must not outlive it."""
-    if value is None:
-        return None, True
-    if _is_value(value):
-        shape, dtype, _ = _typeof(value)
-        return np.zeros(shape, dtype), True
-    return None, False
-
-
-def _flat(values):
-    return staging.Flat(values, jax.tree_util.tree_flatten, jax.tree_util.tree_unflatten)
-
-
-_VALUES = staging.Values("array", ".astype()", _is_value, _typeof, _merge, _describe_type)
-_describe = _VALUES.describe
-
-
 def _pred(flag, what, loc):
     """A traced condition as the boolean scalar `lax` wants."""
     if type(flag) in _NUMBERS:
         return bool(flag)
     if jnp.size(flag) != 1:
         raise TracingError(
-            f"the condition of {what} ({loc}) must be a scalar, got {_describe(flag)}; use "
+            f"the condition of {what} ({loc}) must be a scalar, got {_BACKEND.describe(flag)}; use "
             "jnp.any() or jnp.all() to reduce it")
     if jnp.shape(flag) != ():
         flag = jnp.reshape(flag, ())
     return flag if flag.dtype == bool else flag != 0
 
 
-# cond ------------------------------------------------------------------------
-
-def _cond(pred, true_fn, false_fn, operands, names):
-    loc = user_location()
-    what = "an `if` whose condition is traced by JAX"
-    pred = _pred(pred, what, loc)
-    count = builtins.len(names)
-    fns = (lambda: true_fn(*operands),
-           (lambda: false_fn(*operands)) if false_fn is not None else
-           (lambda: pack(tuple(operands), count) if builtins.len(operands) == count else None))
-    targets = {}   # leaf position -> type both branches convert it to
-    stand_ins = {}  # leaf position -> stand-in for a `return` not run
-    for _attempt in range(4):
-        records = [None, None]
-
-        def branch(k):
-            def run():
-                flat = _flat(normalize(fns[k](), count, "branch"))
-                records[k] = flat
-                out = []
-                for j, leaf in enumerate(flat.leaves):
-                    if type(leaf) is UndefinedReturnValue and j in stand_ins:
-                        leaf = stand_ins[j]
-                    if _is_value(leaf):
-                        out.append(_cast(leaf, targets[j]) if j in targets else leaf)
-                return out
-            return run
-
-        try:
-            outs = lax.cond(pred, branch(0), branch(1))
-            error = None
-        except Retry:
-            raise
-        except (TypeError, ValueError) as e:
-            if records[1] is None:
-                raise
-            outs, error = None, e
-        t_flat, f_flat = records
-        static = {}
-        again = False
-        for i, name in enumerate(names):
-            if t_flat.treedefs[i] != f_flat.treedefs[i]:
-                raise staging.branch_structure_error(
-                    name, t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i],
-                    what, loc)
-        for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves)):
-            name = names[t_flat.owner[j]]
-            for x, y in ((a, b), (b, a)):
-                if type(x) is UndefinedReturnValue and not isinstance(y, Undefined) \
-                        and j not in stand_ins:
-                    stand_in, ok = _return_stand_in(y)
-                    if ok:
-                        stand_ins[j] = stand_in
-                        again = True
-            if j in stand_ins:
-                a, b = (stand_ins[j] if type(v) is UndefinedReturnValue else v
-                        for v in (a, b))
-            ua, ub = type(a) is Undefined, type(b) is Undefined
-            if ua != ub:
-                raise staging.one_branch_error(name, ub, what, loc)
-            va, vb = _is_value(a), _is_value(b)
-            if not (va and vb):
-                if va == vb and same_python(a, b):
-                    static[j] = a
-                    continue
-                raise staging.branch_python_error(name, _describe(a), _describe(b), what, loc)
-            if type(a) in _NUMBERS and same_python(a, b):
-                static[j] = a
-            ta, tb = _typeof(a), _typeof(b)
-            merged = _merge(ta, tb)
-            if merged is None:
-                raise staging.branch_type_error(name, _describe(a), _describe(b), what, loc)
-            # (lax.cond itself reconciles types that differ only in weak_type.)
-            if (ta[:2] != merged[:2] or tb[:2] != merged[:2]) and targets.get(j) != merged:
-                targets[j] = merged
-                again = True
-        if again:
-            continue
-        if error is not None:
-            raise error
-        outs = iter(outs)
-        leaves = []
-        for j, leaf in enumerate(t_flat.leaves):
-            if j in stand_ins and type(leaf) is UndefinedReturnValue:
-                leaf = stand_ins[j]
-            if _is_value(leaf):
-                value = next(outs)
-                leaves.append(static.get(j, value))
-            else:
-                leaves.append(static[j])
-        return pack(t_flat.rebuild(leaves), count)
-    raise BranchMismatchError(f"the outputs of {what} ({loc}) do not settle on one type")
+def _cond(pred, branches):
+    return lax.cond(_pred(pred, branches.what, branches.loc),
+                    branches.callback(0), branches.callback(1))
 
 
-# loops -----------------------------------------------------------------------
-
-def _loop(test, body, state, names, what, loc, trip_count=None):
-    """`while test(*state): state = body(*state)` as a `lax` loop; returns
-    the final state. With `trip_count` (a Python int), `test` is not called
-    and the loop is a `fori_loop` (differentiable in reverse mode)."""
-    flat = _flat(state)
-    leaves = list(flat.leaves)
-    types = {j: _typeof(leaf) for j, leaf in enumerate(leaves) if _is_value(leaf)}
-    for _attempt in range(8):
-        dynamic = sorted(types)
-
-        def unflatten(carry):
-            values = list(leaves)
-            for j, v in zip(dynamic, carry):
-                values[j] = v
-            return flat.rebuild(values)
-
-        def cond_fun(carry):
-            return _pred(test(*unflatten(carry)), what, loc)
-
-        def body_fun(carry):
-            new = _flat(body(*unflatten(carry)))
-            if staging.check_iteration(_VALUES, state, flat, leaves, types, new, names, what, loc):
-                raise Retry
-            return [_cast(new.leaves[j], types[j]) for j in dynamic]
-
-        init = [_cast(leaves[j], types[j]) for j in dynamic]
-        try:
-            if trip_count is None:
-                carry = lax.while_loop(cond_fun, body_fun, init)
-            else:
-                carry = lax.fori_loop(0, trip_count, lambda _, c: body_fun(c), init)
-        except Retry:
-            continue
-        return unflatten(carry)
-    raise LoopStateError(f"the loop variables of {what} ({loc}) do not settle on one dtype")
+def _loop(loop):
+    """`loop` as a `lax.while_loop`, or as a `fori_loop` (differentiable in
+    reverse mode) where its trip count is known."""
+    if loop.trip_count is None:
+        return lax.while_loop(loop.cond_fun, loop.body_fun, loop.init())
+    return lax.fori_loop(0, loop.trip_count, lambda _, c: loop.counted_body_fun(c), loop.init())
 
 
-def _for(iterable, extra_test, body, state, names):
-    loc = user_location()
-    count = builtins.len(names)
-    trip_count = None
+def _counted(iterable, over_range, over_arrays):
     if type(iterable) is JaxRange:
-        what = "a `for` loop over a range whose bound is traced by JAX"
-        start, stop, step = iterable.start, iterable.stop, iterable.step
-
-        def in_range(i):
-            return staging.in_range(i, stop, step)
-
-        def item(i):
-            return i
-    else:
-        arrays = iterable.arrays if type(iterable) is JaxZip else (iterable,)
-        for a in arrays:
-            if jnp.ndim(a) == 0:
-                raise TypeError("iteration over a 0-d array")
-        kind = iterable.kind + "() of " if type(iterable) is JaxZip else ""
-        what = f"a `for` loop over {kind}an array traced by JAX"
-        start, step = 0, 1
-        stop = trip_count = builtins.min(jnp.shape(a)[0] for a in arrays)
-        if stop == 0:
-            return tuple(state)
-
-        def in_range(i):
-            return i < stop
-
-        if type(iterable) is not JaxZip:
-            def item(i):
-                return arrays[0][i]
-        elif iterable.kind == "enumerate":
-            def item(i):
-                first = iterable.start
-                return (i if type(first) is int and first == 0 else first + i, arrays[0][i])
-        else:
-            def item(i):
-                return tuple(a[i] for a in arrays)
-
-    def loop_test(i, *s):
-        flag = in_range(i)
-        if extra_test is None:
-            return flag
-        more = extra_test(*s)
-        if type(more) in _NUMBERS:
-            return flag if more else False
-        return jnp.logical_and(flag, more)
-
-    def run(i, *s):
-        return normalize(body(item(i), *s), count, "loop body")
-
-    def loop_body(i, *s):
-        if trip_count is None or extra_test is None:
-            return (i + step,) + run(i, *s)
-        # A counted loop that can `break` runs every iteration, doing nothing
-        # once the break flag is set: a `fori_loop` can be differentiated.
-        more = extra_test(*s)
-        if type(more) in _NUMBERS:
-            return (i + step,) + (run(i, *s) if more else s)
-        new = _cond(more, lambda *t: pack(run(i, *t), count), lambda *t: pack(t, count),
-                    s, names)
-        return (i + step,) + normalize(new, count, "loop body")
-
-    result = _loop(loop_test, loop_body, (start,) + tuple(state),
-                   ("<loop counter>",) + tuple(names), what, loc, trip_count)
-    return result[1:]
+        return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
+                               over_range())
+    if type(iterable) is not JaxZip and not _is_abstract(iterable):
+        return NotImplemented
+    arrays = iterable.arrays if type(iterable) is JaxZip else (iterable,)
+    for a in arrays:
+        if jnp.ndim(a) == 0:
+            raise TypeError("iteration over a 0-d array")
+    kind = iterable.kind if type(iterable) is JaxZip else None
+    stop = builtins.min(jnp.shape(a)[0] for a in arrays)
+    return staging.Counted.over_arrays(kind, arrays, getattr(iterable, "start", 0), stop,
+                                       over_arrays(kind), stop)
 
 
 # builtins --------------------------------------------------------------------
@@ -386,7 +188,7 @@ def _range(*args):
         return builtins.range(*args)
     return JaxRange(*staging.range_bounds(
         args, _is_tracer,
-        lambda a: jnp.ndim(a) == 0 and jnp.issubdtype(a.dtype, jnp.integer), _describe))
+        lambda a: jnp.ndim(a) == 0 and jnp.issubdtype(a.dtype, jnp.integer), _BACKEND.describe))
 
 
 def _len(obj):
@@ -411,7 +213,7 @@ def _zip(*iterables, **kwargs):
                                                  for a in iterables) \
             and builtins.any(_is_abstract(a) for a in iterables):
         return JaxZip("zip", iterables)
-    return builtins.zip(*iterables, **kwargs)
+    return builtins.zip(*iterables, **kwargs)  # noqa: B905 - the caller's own arguments
 
 
 def _to(pytype, dtype_of):
@@ -497,7 +299,7 @@ class JaxBackend(staging.StagingBackend):
     """Stages control flow on abstract JAX tracers into `jax.lax` operations."""
 
     name = "jax"
-    traced_by = "JAX"
+    traced = "traced by JAX"
 
     def owns_type(self, cls):
         if issubclass(cls, (JaxRange, JaxZip)):
@@ -510,19 +312,29 @@ class JaxBackend(staging.StagingBackend):
     def concrete(self, value):
         return _concrete(value)
 
-    def stage_cond(self, pred, true_fn, false_fn, operands, names):
-        return _cond(pred, true_fn, false_fn, operands, names)
+    is_value = staticmethod(_is_value)
+    typeof = staticmethod(_typeof)
+    merge = staticmethod(_merge)
+    cast = staticmethod(_cast)
+    describe_type = staticmethod(_describe_type)
+    predicate = staticmethod(_pred)
+    stage_cond = staticmethod(_cond)
+    stage_loop = staticmethod(_loop)
 
-    def stage_loop(self, test, body, state, names, what, loc):
-        return _loop(test, body, state, names, what, loc)
+    def flatten(self, value):
+        return jax.tree_util.tree_flatten(value)
+
+    def unflatten(self, treedef, leaves):
+        return jax.tree_util.tree_unflatten(treedef, leaves)
 
     def logical_not(self, value):
         return jnp.logical_not(value)
 
-    def for_loop(self, iterable, extra_test, body, state, names, opts):
-        if type(iterable) in (JaxRange, JaxZip) or _is_abstract(iterable):
-            return _for(iterable, extra_test, body, state, names)
-        return NotImplemented
+    def logical_and(self, a, b):
+        return jnp.logical_and(a, b)
+
+    def counted(self, iterable):
+        return _counted(iterable, self.over_range, self.over_arrays)
 
     def print_(self, *args, **kwargs):
         if not builtins.any(_is_tracer(a) for a in args):
@@ -549,3 +361,6 @@ class JaxBackend(staging.StagingBackend):
 
     def builtin(self, func):
         return _BUILTINS.get(func)
+
+
+_BACKEND = JaxBackend()  # for messages

@@ -44,7 +44,7 @@ see only tensors passed as operands: a body reading any other traced
 tensor (a variable of the enclosing function, a module parameter) would
 bake in a fake value. `_capture` watches the operations a body runs; a
 traced tensor that the current tracer does not know is added to the
-operands and the body is traced again (`_Retry`). The same retry settles
+operands and the body is traced again (`staging.Retry`). The same retry settles
 types that have to widen, and gives a body copies of the variables that it
 modifies in place (`n += 1` on a tensor): torch forbids a body to modify
 its inputs.
@@ -63,13 +63,10 @@ import sys
 from autograph.runtime import staging
 from autograph.runtime.backends import Backend
 from autograph.runtime.errors import (
-    BranchMismatchError,
-    LoopStateError,
     TracingError,
     user_location,
 )
-from autograph.runtime.staging import Retry, normalize, pack, same_python
-from autograph.runtime.undefined import Undefined, UndefinedReturnValue
+from autograph.runtime.staging import Retry
 
 __all__ = ["TorchBackend", "TorchRange"]
 
@@ -194,15 +191,6 @@ def _pred(flag, what, loc):
     return flag if flag.dtype == torch.bool else flag != 0
 
 
-def _flat(values):
-    return staging.Flat(values, pytree.tree_flatten, lambda treedef, leaves:
-                        pytree.tree_unflatten(leaves, treedef))
-
-
-_VALUES = staging.Values("tensor", ".to()", _is_value, _typeof, _merge, _describe_type)
-_describe = _VALUES.describe
-
-
 def _closure_tensors(*fns):
     """The traced tensors that `fns` see in their closures: the first guess
     of what their bodies read."""
@@ -266,7 +254,7 @@ def _call(fn, values, mutated, operands):
         versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
         result = fn(*values)
     grew = False
-    for i, (v, version) in enumerate(zip(values, versions)):
+    for i, (v, version) in enumerate(zip(values, versions, strict=True)):
         if version is not None and v._version != version and i not in mutated:
             mutated.add(i)
             grew = True
@@ -281,166 +269,58 @@ def _fresh(out, inputs):
     return out
 
 
-# cond ------------------------------------------------------------------------
+# cond and loops ---------------------------------------------------------------
 
-def _settle(records, names, what, loc, carried, stand_ins):
-    """Compares the two branches' leaves. Returns the static leaves (the
-    same Python value in both) and whether `carried` (leaf position -> the
-    type of the tensor both branches give) or `stand_ins` changed."""
-    t_flat, f_flat = records
-    for i, name in enumerate(names):
-        if t_flat.treedefs[i] != f_flat.treedefs[i]:
-            raise staging.branch_structure_error(
-                name, t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i], what, loc)
-    static, again = {}, False
-    for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves)):
-        name = names[t_flat.owner[j]]
-        # A `return` that has not run in one branch takes the other branch's
-        # value: code reads it only where the function has returned.
-        one_returns = (type(a) is UndefinedReturnValue) != (type(b) is UndefinedReturnValue) \
-            and not (type(a) is Undefined or type(b) is Undefined)
-        if one_returns:
-            a = b = b if type(a) is UndefinedReturnValue else a
-            if j not in stand_ins:
-                stand_ins.add(j)
-                again = True
-        ua, ub = type(a) is Undefined, type(b) is Undefined
-        if ua != ub:
-            raise staging.one_branch_error(name, ub, what, loc)
-        va, vb = _is_value(a), _is_value(b)
-        if not (va and vb) or type(a) in _NUMBERS and same_python(a, b):
-            if va == vb and same_python(a, b):
-                static[j] = a
-                again |= carried.pop(j, None) is not None
-                continue
-            raise staging.branch_python_error(name, _describe(a), _describe(b), what, loc)
-        merged = _merge(_typeof(a), _typeof(b))
-        if merged is None:
-            raise staging.branch_type_error(name, _describe(a), _describe(b), what, loc)
-        if carried.get(j) != merged:
-            carried[j] = merged
-            again = True
-    return static, again
+def _cond(pred, branches):
+    memo = branches.memo
+    if not memo:  # the first attempt
+        inputs = [t for t in pytree.tree_leaves(list(branches.operands)) if _is_traced(t)]
+        inputs += [t for t in _closure_tensors(*branches.fns)
+                   if not builtins.any(t is i for i in inputs)]
+        memo.update(inputs=inputs, mutated=set())  # mutated: positions in `operands`
+    inputs, mutated = memo["inputs"], memo["mutated"]
+    copies = builtins.len(mutated)
 
+    def branch(k):
+        def call():
+            result, _ = _call(branches.fns[k], branches.operands, mutated, inputs)
+            _note(result, inputs)
+            return result
+        run = branches.callback(k, call)
 
-def _cond(pred, true_fn, false_fn, operands, names):
-    loc = user_location()
-    what = "an `if` whose condition is traced by torch"
-    pred = _pred(pred, what, loc)
-    count = builtins.len(names)
-    fns = (true_fn, false_fn if false_fn is not None else
-           lambda *s: pack(s, count) if builtins.len(s) == count else None)
-    inputs = [t for t in pytree.tree_leaves(list(operands)) if _is_traced(t)]
-    inputs += [t for t in _closure_tensors(true_fn, false_fn)
-               if not builtins.any(t is i for i in inputs)]
-    carried = {}      # leaf position -> type both branches give it as a tensor
-    stand_ins = set()  # leaf positions of a `return` that runs in one branch only
-    mutated = set()    # positions in `operands` of tensors that a branch modifies in place
-    for _attempt in range(8):
-        records = [None, None]
-        settled = []
-        copies = builtins.len(mutated)
-
-        def branch(k):
-            def run(*args):
-                result, _ = _call(fns[k], operands, mutated, inputs)
-                flat = records[k] = _flat(normalize(result, count, "branch"))
-                _note(flat.leaves, inputs)
-                if k == 0:  # a first guess: the true branch's tensors are carried as they are
-                    for j, leaf in enumerate(flat.leaves):
-                        if isinstance(leaf, torch.Tensor):
-                            carried.setdefault(j, _typeof(leaf))
-                else:  # torch traces the true branch first
-                    static, changed = _settle(records, names, what, loc, carried, stand_ins)
-                    settled.append(static)
-                    if changed or builtins.len(mutated) > copies \
-                            or builtins.len(inputs) > builtins.len(args):
-                        raise Retry
-                # zeros stand for a `return` that has not run in this branch
-                leaves = [False if j in stand_ins and type(leaf) is UndefinedReturnValue
-                          else leaf for j, leaf in enumerate(flat.leaves)]
-                return tuple(_fresh(_cast(leaves[j], t), args) for j, t in sorted(carried.items()))
-            return run
-
-        try:
-            from torch._higher_order_ops.cond import cond_op
-            outs = cond_op(pred, branch(0), branch(1), tuple(inputs))
-        except Retry:
-            continue
-        static, outs = settled[-1], iter(outs)
-        leaves = [next(outs) if j in carried else static[j]
-                  for j in builtins.range(builtins.len(records[0].leaves))]
-        return pack(records[0].rebuild(leaves), count)
-    raise BranchMismatchError(f"the outputs of {what} ({loc}) do not settle on one type")
-
-
-# loops -----------------------------------------------------------------------
-
-def _loop(test, body, state, names, what, loc):
-    """`while test(*state): state = body(*state)` as a `while_loop`; returns
-    the final state."""
-    from torch._higher_order_ops.while_loop import while_loop_op
-    flat = _flat(state)
-    leaves = list(flat.leaves)
-    types = {j: _typeof(leaf) for j, leaf in enumerate(leaves) if _is_value(leaf)}
-    inputs = _closure_tensors(test, body)
-    mutated = set()  # positions in `state` of tensors that the body modifies in place
-    for _attempt in range(8):
-        dynamic = sorted(types)
-        size = builtins.len(inputs)
-
-        def unflatten(carry):
-            values = list(leaves)
-            for j, v in zip(dynamic, carry):
-                values[j] = v
-            return flat.rebuild(values)
-
-        def cond_fun(*args):
-            with _capture(inputs):
-                return _pred(test(*unflatten(args)), what, loc)
-
-        def body_fun(*args):
-            result, widen = _call(body, unflatten(args), mutated, inputs)
-            new = _flat(result)
-            _note(new.leaves, inputs)
-            widen = widen or builtins.len(inputs) > size
-            widen |= staging.check_iteration(_VALUES, state, flat, leaves, types, new, names,
-                                             what, loc)
-            if widen:
+        def fn(*args):
+            outs = run()
+            if branches.traced() and (builtins.len(mutated) > copies
+                                      or builtins.len(inputs) > builtins.len(args)):
                 raise Retry
-            return tuple(_fresh(_cast(new.leaves[j], types[j]), args) for j in dynamic)
+            return tuple(_fresh(out, args) for out in outs)
+        return fn
 
-        init = tuple(_cast(leaves[j], types[j]) for j in dynamic)
-        try:
-            carry = while_loop_op(cond_fun, body_fun, init, tuple(inputs))
-        except Retry:
-            continue
-        return unflatten(carry)
-    raise LoopStateError(f"the loop variables of {what} ({loc}) do not settle on one dtype")
+    from torch._higher_order_ops.cond import cond_op
+    return cond_op(_pred(pred, branches.what, branches.loc), branch(0), branch(1), tuple(inputs))
 
 
-def _for(iterable, extra_test, body, state, names):
-    loc = user_location()
-    count = builtins.len(names)
-    what = "a `for` loop over a range whose bound is traced by torch"
-    start, stop, step = iterable.start, iterable.stop, iterable.step
+def _loop(loop):
+    from torch._higher_order_ops.while_loop import while_loop_op
+    memo = loop.memo
+    if not memo:  # the first attempt
+        memo.update(inputs=_closure_tensors(loop.test, loop.body), mutated=set())
+    inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in the carry
+    size, init = builtins.len(inputs), tuple(loop.init())
+    n = builtins.len(init)  # torch calls the functions with the carry, then `inputs`
 
-    def loop_test(i, *s):
-        flag = staging.in_range(i, stop, step)
-        if extra_test is None:
-            return flag
-        more = extra_test(*s)
-        if type(more) in _NUMBERS:
-            return flag if more else False
-        return torch.logical_and(flag, more)
+    def cond_fun(*args):
+        with _capture(inputs):
+            return loop.cond_fun(args[:n])
 
-    def loop_body(i, *s):
-        return (i + step,) + normalize(body(i, *s), count, "loop body")
+    def body_fun(*args):
+        outs, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
+        _note(outs, inputs)
+        if grew or builtins.len(inputs) > size:
+            raise Retry
+        return tuple(_fresh(out, args) for out in outs)
 
-    stage = torch_dynamo.stage_loop if torch.compiler.is_dynamo_compiling() else _loop
-    result = stage(loop_test, loop_body, (start,) + tuple(state),
-                   ("<loop counter>",) + tuple(names), what, loc)
-    return result[1:]
+    return while_loop_op(cond_fun, body_fun, init, tuple(inputs))
 
 
 # builtins --------------------------------------------------------------------
@@ -453,7 +333,7 @@ def _range(*args):
     args = [torch.scalar_tensor(a, dtype=torch.int64) if type(a) is torch.SymInt else a for a in args]
     bounds = staging.range_bounds(
         args, lambda a: isinstance(a, torch.Tensor),
-        lambda a: a.numel() == 1 and _kind(a.dtype) == 1, _describe)
+        lambda a: a.numel() == 1 and _kind(a.dtype) == 1, _BACKEND.describe)
     return TorchRange(*(a.reshape(()) if isinstance(a, torch.Tensor) else a for a in bounds))
 
 
@@ -481,7 +361,8 @@ class TorchBackend(staging.StagingBackend):
     operators."""
 
     name = "torch"
-    traced_by = "torch"
+    traced = "traced by torch"
+    array, cast_hint = "tensor", ".to()"
 
     def __init__(self):
         if "torch" in sys.modules:
@@ -498,24 +379,39 @@ class TorchBackend(staging.StagingBackend):
     def concrete(self, value):
         return _concrete(value)
 
-    def stage_cond(self, pred, true_fn, false_fn, operands, names):
-        if torch.compiler.is_dynamo_compiling():
-            loc = user_location()
-            what = "an `if` whose condition is traced by torch"
-            return torch_dynamo.stage_cond(_pred(pred, what, loc), true_fn, false_fn, operands, names, what, loc)
-        return _cond(pred, true_fn, false_fn, operands, names)
+    is_value = staticmethod(_is_value)
+    typeof = staticmethod(_typeof)
+    merge = staticmethod(_merge)
+    cast = staticmethod(_cast)
+    describe_type = staticmethod(_describe_type)
+    predicate = staticmethod(_pred)
 
-    def stage_loop(self, test, body, state, names, what, loc):
+    def stage_cond(self, pred, branches):
         if torch.compiler.is_dynamo_compiling():
-            return torch_dynamo.stage_loop(test, body, state, names, what, loc)
-        return _loop(test, body, state, names, what, loc)
+            return torch_dynamo.stage_cond(self, pred, branches)
+        return _cond(pred, branches)
+
+    def stage_loop(self, loop):
+        if torch.compiler.is_dynamo_compiling():
+            return torch_dynamo.stage_loop(self, loop)
+        return _loop(loop)
+
+    def flatten(self, value):
+        return pytree.tree_flatten(value)
+
+    def unflatten(self, treedef, leaves):
+        return pytree.tree_unflatten(leaves, treedef)
 
     def logical_not(self, value):
         return torch.logical_not(value)
 
-    def for_loop(self, iterable, extra_test, body, state, names, opts):
+    def logical_and(self, a, b):
+        return torch.logical_and(a, b)
+
+    def counted(self, iterable):
         if type(iterable) is TorchRange:
-            return _for(iterable, extra_test, body, state, names)
+            return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
+                                   self.over_range())
         return NotImplemented
 
     def print_(self, *args, sep=" ", end="\n", **kwargs):
@@ -550,3 +446,5 @@ class TorchBackend(staging.StagingBackend):
 
 
 from autograph.runtime import torch_dynamo  # noqa: E402 - it reads this module's helpers
+
+_BACKEND = TorchBackend()  # for messages

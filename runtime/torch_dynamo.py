@@ -33,9 +33,9 @@ import os
 import sys
 import types
 
-from autograph.runtime import calls, errors, staging
+from autograph.runtime import calls, errors
 from autograph.runtime import torch_backend as tb
-from autograph.runtime.staging import normalize, pack
+from autograph.runtime.staging import Retry, normalize
 from autograph.runtime.undefined import UndefinedReturnValue
 
 __all__ = ["install", "stage_cond", "stage_loop"]
@@ -136,7 +136,7 @@ def _location():
     return None
 
 
-# cond ------------------------------------------------------------------------
+# cond and loops ----------------------------------------------------------------
 
 def _copies(values):
     """`values` with each tensor leaf copied."""
@@ -157,95 +157,76 @@ def _guarded(values, mutated):
     return [v.clone() if i in mutated else v for i, v in enumerate(values)]
 
 
-def _unaliased(out, grad):
-    """`out` as a body may return it: a copy when autograd records (dynamo
-    forbids a body to return its input, or a view of it, and cannot tell
-    the backend which tensors those are)."""
-    return out.clone() if grad else out
+def _unaliased(out, made, grad):
+    """`out` as a body may return it: a copy when autograd records and the
+    body did not make it (`made`): dynamo forbids a body to return its
+    input, or a view of it, and cannot tell the backend which tensors
+    those are."""
+    return out.clone() if grad and not made else out
 
 
-def stage_cond(pred, true_fn, false_fn, operands, names, what, loc):
+def stage_cond(backend, pred, branches):
+    """`torch.cond`, after a probe of both branches settles their plan."""
     torch = tb.torch
-    count = len(names)
-    fns = (true_fn, false_fn if false_fn is not None else
-           lambda *s: pack(s, count) if len(s) == count else None)
-    operands = list(operands)
-    records, mutated = [], set()
-    for fn in fns:  # the probe
-        copies = [_copies(v) for v in operands]
-        records.append(tb._flat(normalize(fn(*copies), count, "branch")))
-        mutated |= _passed_through(copies, records[-1].leaves)
-    carried = {j: tb._typeof(leaf) for j, leaf in enumerate(records[0].leaves)
-               if isinstance(leaf, torch.Tensor)}
-    stand_ins = set()
-    static, _ = tb._settle(records, names, what, loc, carried, stand_ins)
-    positions = sorted(carried)
-    grad = torch.is_grad_enabled()
+    memo, count = branches.memo, branches.count
+    if "mutated" not in memo:
+        mutated = set()
+        for k in (0, 1):  # the probe
+            copies = [_copies(v) for v in branches.operands]
+            result = branches.fns[k](*copies)
+            branches.trace(k, result)
+            mutated |= _passed_through(copies, branches.flats[k].leaves)
+        memo["mutated"] = mutated
+        branches.settle()
+    plan, mutated, grad = list(branches.plan), memo["mutated"], torch.is_grad_enabled()
+    flats = branches.flats
 
     def branch(k):
         def run():
-            result = fns[k](*_guarded(operands, mutated))
-            leaves = tb._flat(normalize(result, count, "branch")).leaves
+            result = branches.fns[k](*_guarded(list(branches.operands), mutated))
+            leaves = backend.flat(normalize(result, count, "branch")).leaves
             outs = []
-            for j in positions:
-                leaf = leaves[j]
-                if type(leaf) is UndefinedReturnValue:
-                    leaf = False  # zeros stand for a `return` that has not run in this branch
-                cast = tb._cast(leaf, carried[j])
-                outs.append(_unaliased(cast, grad) if cast is leaf else cast)
+            for j, (kind, t) in enumerate(plan):
+                if kind == "carried":
+                    leaf = leaves[j]
+                    value = backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
+                    outs.append(_unaliased(value, value is not leaf, grad))
             return tuple(outs)
         return run
 
-    outs = iter(torch.cond(pred, branch(0), branch(1), ()))
-    leaves = [next(outs) if j in carried else static[j] for j in range(len(records[0].leaves))]
-    return pack(records[0].rebuild(leaves), count)
+    if not any(kind == "carried" for kind, _ in plan):
+        return ()  # the branches give nothing that depends on the condition
+    outs = torch.cond(backend.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
+    branches.flats = flats
+    return outs
 
 
-# loops -----------------------------------------------------------------------
-
-def stage_loop(test, body, state, names, what, loc):
-    """`while test(*state): state = body(*state)` as dynamo's `while_loop`."""
+def stage_loop(backend, loop):
+    """dynamo's `while_loop`, after a probe of one iteration settles the
+    types of the carried values."""
     torch = tb.torch
     from torch._higher_order_ops.while_loop import while_loop
-    flat = tb._flat(state)
-    leaves = list(flat.leaves)
-    types_ = {j: tb._typeof(leaf) for j, leaf in enumerate(leaves) if tb._is_value(leaf)}
-    mutated = set()
-    for _attempt in range(8):  # the probe: one iteration, until the types settle
-        dynamic = sorted(types_)
-        values = [_copies(v) for v in _unflatten(flat, leaves, dynamic,
-                                                  [tb._cast(leaves[j], types_[j]) for j in dynamic])]
-        new = tb._flat(body(*values))
-        mutated |= _passed_through(values, new.leaves)
-        if not staging.check_iteration(tb._VALUES, state, flat, leaves, types_, new, names, what, loc):
-            break
-    else:
-        raise errors.LoopStateError(f"the loop variables of {what} ({loc}) do not settle on one dtype")
-    grad = torch.is_grad_enabled()
+    memo = loop.memo
+    memo.setdefault("mutated", set())
+    carry = [_copies(v) for v in loop.init()]  # the probe
+    new = backend.flat(loop.body(*loop.unflatten(carry)))
+    positions = sorted(loop.types)
+    memo["mutated"] |= {i for i, j in enumerate(positions)
+                        if isinstance(carry[i], torch.Tensor) and new.leaves[j] is carry[i]}
+    if loop.check(new):
+        raise Retry
+    mutated, grad = memo["mutated"], torch.is_grad_enabled()
 
     def cond_fn(*carry):
-        return tb._pred(test(*_unflatten(flat, leaves, dynamic, carry)), what, loc)
+        return loop.cond_fun(carry)
 
     def body_fn(*carry):
-        values = _guarded(list(_unflatten(flat, leaves, dynamic, carry)), mutated)
-        new = tb._flat(body(*values)).leaves
-        outs = []
-        for j in dynamic:
-            cast = tb._cast(new[j], types_[j])
-            outs.append(_unaliased(cast, grad) if cast is new[j] else cast)
-        return tuple(outs)
+        new = backend.flat(loop.body(*loop.unflatten(_guarded(list(carry), mutated))))
+        outs = loop.outputs(new)
+        return tuple(_unaliased(v, v is not new.leaves[j], grad) for v, j in zip(outs, positions, strict=True))
 
-    # A copy of each tensor that enters the loop as it is: the loop's
-    # bodies may read it from outside as well, and torch forbids a carried
-    # value to alias a tensor that they read.
-    init = tuple(v.clone() if v is leaves[j] else v
-                 for j, v in ((j, tb._cast(leaves[j], types_[j])) for j in dynamic))
-    carry = while_loop(cond_fn, body_fn, init)
-    return _unflatten(flat, leaves, dynamic, carry)
-
-
-def _unflatten(flat, leaves, dynamic, carry):
-    values = list(leaves)
-    for j, v in zip(dynamic, carry):
-        values[j] = v
-    return flat.rebuild(values)
+    # A copy of each tensor that enters the loop as it is: the loop's bodies
+    # may read it from outside as well, and torch forbids a carried value to
+    # alias a tensor that they read.
+    init = tuple(v.clone() if v is loop.leaves[j] else v for v, j in zip(loop.init(), positions, strict=True))
+    return while_loop(cond_fn, body_fn, init)

@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 from autograph.runtime import staging
-from autograph.runtime.backends import Backend
+from autograph.runtime.staging import StagingBackend
 from autograph.runtime.tracer import context, control_flow, numpy_api
 from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange, SymbolicZip
 
@@ -33,35 +33,48 @@ def _weakish(x):
     return type(x) in _NUMBERS or (_is_sym(x) and x.weak)
 
 
-class TracerBackend(Backend):
+class TracerBackend(StagingBackend):
     """Stages control flow on `SymbolicArray` values into graph nodes."""
 
     name = "autograph tracer"
+    traced = "symbolic"
 
     def owns_type(self, cls):
         return issubclass(cls, (SymbolicArray, SymbolicRange, SymbolicZip))
 
-    def cond(self, pred, true_fn, false_fn, operands, names):
-        return control_flow.cond(pred, true_fn, false_fn, operands, names)
+    def concrete(self, value):
+        return None if type(value) is SymbolicArray else bool(value)
 
     def while_loop(self, test, body, state, names, opts):
-        return control_flow.while_loop(test, body, state, names, opts)
+        # A symbolic test is never known while tracing: stage the loop at once.
+        return self.stage_while(test, body, tuple(state), names)
 
-    def for_loop(self, iterable, extra_test, body, state, names, opts):
-        return control_flow.for_loop(iterable, extra_test, body, state, names, opts)
+    is_value = staticmethod(control_flow.is_value)
+    typeof = staticmethod(control_flow.typeof)
+    merge = staticmethod(control_flow.merge)
+    cast = staticmethod(control_flow.cast)
+    describe_type = staticmethod(control_flow.describe_type)
+    flatten = staticmethod(control_flow.flatten)
+    unflatten = staticmethod(control_flow.unflatten)
+    predicate = staticmethod(control_flow.predicate)
+    stage_cond = staticmethod(control_flow.stage_cond)
+    stage_loop = staticmethod(control_flow.stage_loop)
 
-    def not_(self, value):
-        if value.weak or value.shape == ():
-            return numpy_api._weak_op(operator.not_, (value,)) if value.weak else \
-                np.logical_not(value)
+    def describe(self, x):
+        return control_flow.describe(x) or StagingBackend.describe(self, x)
+
+    def counted(self, iterable):
+        return control_flow.counted(iterable, self.over_range, self.over_arrays)
+
+    def logical_not(self, value):
+        if value.weak:
+            return numpy_api._weak_op(operator.not_, (value,))
         return np.logical_not(value)
 
-    def and_(self, left, right_fn):
-        # `left and right`: right runs only when left holds.
-        return control_flow.cond(left, right_fn, lambda: left, (), ("<and expression>",))
-
-    def or_(self, left, right_fn):
-        return control_flow.cond(left, lambda: left, right_fn, (), ("<or expression>",))
+    def logical_and(self, a, b):
+        if a.dtype.kind == "b" and b.dtype.kind == "b":
+            return a & b  # Python's `&` on bools: no ufunc call at run time
+        return np.logical_and(a, b)
 
     def print_(self, *args, **kwargs):
         context.emit("op", "print", builtins.print, args, kwargs, [], effect=True)
@@ -113,7 +126,7 @@ def _zip(*iterables, **kwargs):
     if not kwargs and iterables and all(_loopable(a) for a in iterables) \
             and any(_is_sym(a) for a in iterables):
         return SymbolicZip("zip", iterables)
-    return builtins.zip(*iterables, **kwargs)
+    return builtins.zip(*iterables, **kwargs)  # noqa: B905 - the caller's own arguments
 
 
 def _minmax(pyfunc, better):

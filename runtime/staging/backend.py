@@ -1,0 +1,166 @@
+"""`StagingBackend`: the statements of a backend that stages control flow
+into its tracer's own operators (the numpy tracer, JAX, PyTorch).
+
+A statement runs as Python where its condition's value is known while
+tracing, as the unconverted function would; otherwise it is staged, with
+the rules of `branches.py` and `loops.py`. A subclass gives only what is its
+own, the methods below marked "backend": which values are its own and what
+their types are, how to stage a `cond` and a loop, and which iterables a
+`for` loop stages.
+"""
+
+from autograph.runtime.backends import Backend
+from autograph.runtime.errors import user_location
+from autograph.runtime.staging.branches import Branches
+from autograph.runtime.staging.loops import Loop
+from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, normalize
+
+__all__ = ["StagingBackend"]
+
+
+class StagingBackend(Backend):
+    """Runs `if`, `while`, `for`, `and`, `or` and `not` on a tracer's values:
+    as Python where the condition is `concrete`, staged otherwise."""
+
+    #: How messages say that a condition is the backend's ("traced by JAX").
+    traced = "traced"
+    #: The words for the backend's arrays and for changing their dtype.
+    array, cast_hint = "array", ".astype()"
+
+    # Values (backend) -------------------------------------------------------------
+
+    def concrete(self, value):
+        """`bool(value)` if its value is known while tracing, else None."""
+        raise NotImplementedError
+
+    def is_value(self, x):
+        """True for a Python number or an array (traced or not) that a staged
+        statement can carry."""
+        raise NotImplementedError
+
+    def typeof(self, x):
+        """(shape, dtype, weak) of a value; weak for a Python number."""
+        raise NotImplementedError
+
+    def merge(self, a, b):
+        """The type that values of types `a` and `b` can both take as one
+        variable, or None."""
+        raise NotImplementedError
+
+    def cast(self, x, t):
+        """Value `x` (or False: zeros) as a value of type `t`, made in the
+        current trace; None if it cannot be."""
+        raise NotImplementedError
+
+    def describe_type(self, t):
+        """A type as messages show it: `float32[3]`."""
+        raise NotImplementedError
+
+    def flatten(self, value):
+        """(leaves, treedef) of a container of values."""
+        raise NotImplementedError
+
+    def unflatten(self, treedef, leaves):
+        raise NotImplementedError
+
+    def predicate(self, flag, what, loc):
+        """A traced condition as the boolean scalar the tracer's cond and
+        loop take (Python bools included)."""
+        raise NotImplementedError
+
+    def logical_not(self, value):
+        raise NotImplementedError
+
+    def logical_and(self, a, b):
+        raise NotImplementedError
+
+    # Staging (backend) ----------------------------------------------------------
+
+    def stage_cond(self, pred, branches):
+        """Stages `branches` (a `Branches`) on `pred`; returns the values of
+        its carried leaves."""
+        raise NotImplementedError
+
+    def stage_loop(self, loop):
+        """Stages `loop` (a `Loop`); returns the values of its carried leaves
+        after it."""
+        raise NotImplementedError
+
+    def counted(self, iterable):
+        """A `Counted` loop over `iterable`, or NotImplemented to let Python
+        iterate over it."""
+        return NotImplemented
+
+    # Shared ---------------------------------------------------------------------
+
+    def flat(self, values):
+        return Flat(values, self.flatten, self.unflatten)
+
+    def describe(self, x):
+        """A value as messages show it."""
+        marker = describe_marker(x)
+        if marker is not None:
+            return marker
+        if type(x) in NUMBERS:
+            return f"a Python {type(x).__name__} ({x!r})"
+        if self.is_value(x):
+            return self.describe_type(self.typeof(x))
+        return f"a Python {type(x).__name__}"
+
+    # The statements ---------------------------------------------------------------
+
+    def cond(self, pred, true_fn, false_fn, operands, names):
+        known = self.concrete(pred)
+        if known is not None:
+            return Backend.cond(self, known, true_fn, false_fn, operands, names)
+        what = f"an `if` whose condition is {self.traced}"
+        branches = Branches(self, true_fn, false_fn, operands, names, what, user_location())
+        return branches.run(lambda: self.stage_cond(pred, branches))
+
+    def while_loop(self, test, body, state, names, opts):
+        state, count = tuple(state), len(names)
+        while True:
+            flag = test(*state)
+            known = self.concrete(flag) if self.owns_type(type(flag)) else bool(flag)
+            if known is None:
+                return self.stage_while(test, body, state, names)
+            if not known:
+                return state
+            state = normalize(body(*state), count, "loop body")
+
+    def stage_while(self, test, body, state, names):
+        """The `while` loop staged from `state` on."""
+        count = len(names)
+        return self._stage(Loop(
+            self, test, lambda *s: normalize(body(*s), count, "loop body"), state, names,
+            f"a `while` loop whose condition is {self.traced}", user_location()))
+
+    def for_loop(self, iterable, extra_test, body, state, names, opts):
+        counted = self.counted(iterable)
+        if counted is NotImplemented:
+            return NotImplemented
+        if type(counted.trip_count) is int and counted.trip_count <= 0:
+            return tuple(state)  # no iteration, as in Python
+        return self._stage(counted.loop(self, extra_test, body, state, names, user_location()))[1:]
+
+    def _stage(self, loop):
+        return loop.run(lambda: self.stage_loop(loop))
+
+    def not_(self, value):
+        known = self.concrete(value)
+        return (not known) if known is not None else self.logical_not(value)
+
+    def and_(self, left, right_fn):
+        return self.cond(left, right_fn, lambda: left, (), ("<and expression>",))
+
+    def or_(self, left, right_fn):
+        return self.cond(left, lambda: left, right_fn, (), ("<or expression>",))
+
+    # What a `for` loop says it runs over, in messages.
+
+    def over_range(self):
+        return f"a `for` loop over a range whose bound is {self.traced}"
+
+    def over_arrays(self, kind=None):
+        of = "" if kind is None else f"{kind}() of "
+        return f"a `for` loop over {of}an array that is {self.traced}"

@@ -1,0 +1,170 @@
+"""The outputs of a staged `if`: the rules that merge what its two branches
+give each variable, for every backend.
+
+Per leaf of the outputs (see `values.Flat`):
+
+  * the same Python value in both branches (`values.same_leaf`) stays that
+    value: it is not staged;
+  * a variable defined in one branch only is an `UndefinedOutputError`;
+  * a lowered `return` that ran in one branch only takes, in the other,
+    zeros of the returned value's type: code reads it only where the
+    function has returned;
+  * numbers and arrays merge into the type both can take (the backend's
+    `merge`: a Python number widens to the array's dtype), or raise
+    `BranchMismatchError`; so does any other Python value that differs.
+
+A backend stages the branches in one of two ways. One that can add
+operations to a branch after tracing it (the numpy tracer) traces both
+(`trace`), then `settle`s, then asks each branch's `outputs`. One whose
+tracer takes each branch as a function (JAX, PyTorch) gives it `callback(k)`:
+the branch traced second settles, and if the first one output other types
+the `if` is traced again (`values.Retry`) with the settled ones.
+"""
+
+from autograph.runtime.staging import errors
+from autograph.runtime.staging.values import Retry, normalize, pack, same_leaf
+from autograph.runtime.undefined import Undefined, UndefinedReturnValue
+
+__all__ = ["Branches"]
+
+_STATIC, _CARRIED = "static", "carried"
+_ATTEMPTS = 8
+
+
+class Branches:
+    """One staged `if`: `true_fn(*operands)` and `false_fn(*operands)` (None:
+    the state unchanged), whose outputs are the variables `names`."""
+
+    def __init__(self, backend, true_fn, false_fn, operands, names, what, loc):
+        self.backend, self.names, self.what, self.loc = backend, names, what, loc
+        self.count = count = len(names)
+        if false_fn is None:
+            def false_fn(*s):
+                return pack(s, count) if len(s) == count else None
+        self.fns, self.operands = (true_fn, false_fn), tuple(operands)
+        self.flats = [None, None]  # per branch, its outputs as a `Flat`
+        self.plan = None           # per leaf, (_STATIC, value) or (_CARRIED, type)
+        self.memo = {}             # what the backend keeps across attempts
+
+    # Tracing --------------------------------------------------------------------
+
+    def run(self, stage):
+        """`stage()` stages the branches and returns the values of the carried
+        leaves; traced again while it raises `Retry`. Returns the statement's
+        outputs (as a body returns them)."""
+        for _attempt in range(_ATTEMPTS):
+            self.flats = [None, None]
+            try:
+                outs = stage()
+            except Retry:
+                continue
+            return self.result(outs)
+        raise errors.branches_do_not_settle(self.what, self.loc)
+
+    def trace(self, k, result=None):
+        """Runs branch `k` (0: true, 1: false), or records `result` if the
+        backend ran it."""
+        if result is None:
+            result = self.fns[k](*self.operands)
+        self.flats[k] = self.backend.flat(normalize(result, self.count, "branch"))
+
+    def traced(self):
+        return self.flats[0] is not None and self.flats[1] is not None
+
+    def callback(self, k, call=None):
+        """Branch `k` as a function of no arguments that returns the values
+        of the carried leaves, for a tracer that traces branches itself.
+        `call()`, if given, runs the branch and returns its result."""
+        def branch():
+            self.trace(k, call() if call is not None else None)
+            if self.traced():
+                if self.settle():
+                    raise Retry
+            elif self.plan is None:
+                self.plan = [(_CARRIED, self.backend.typeof(leaf)) if self.backend.is_value(leaf)
+                             else (_STATIC, leaf) for leaf in self.flats[k].leaves]
+            return self.outputs(k)
+        return branch
+
+    # The rules ------------------------------------------------------------------
+
+    def settle(self):
+        """Merges the outputs of the two traced branches into the plan;
+        returns True if the plan changed (the carried leaves or their shapes
+        and dtypes)."""
+        backend, what, loc = self.backend, self.what, self.loc
+        t_flat, f_flat = self.flats
+        for i, name in enumerate(self.names):
+            if t_flat.treedefs[i] != f_flat.treedefs[i]:
+                raise errors.branch_structure(
+                    name, t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i],
+                    what, loc)
+        plan = []
+        for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves, strict=True)):
+            name = self.names[t_flat.owner[j]]
+            returned = _returned_once(a, b)
+            if returned is None:
+                plan.append((_STATIC, None))
+                continue
+            if returned is not _NO and backend.is_value(returned):
+                # The branch that has not returned outputs zeros of its type.
+                plan.append((_CARRIED, backend.typeof(returned)))
+                continue
+            if (type(a) is Undefined) != (type(b) is Undefined):
+                raise errors.one_branch(name, type(b) is Undefined, what, loc)
+            if same_leaf(a, b, backend.is_value):
+                plan.append((_STATIC, a))
+                continue
+            if not (backend.is_value(a) and backend.is_value(b)):
+                raise errors.branch_python(name, backend.describe(a), backend.describe(b), what, loc)
+            merged = backend.merge(backend.typeof(a), backend.typeof(b))
+            if merged is None:
+                raise errors.branch_type(name, backend.describe(a), backend.describe(b), what, loc)
+            plan.append((_CARRIED, merged))
+        changed = self.plan is None or [_key(p) for p in plan] != [_key(p) for p in self.plan]
+        self.plan = plan
+        return changed
+
+    def outputs(self, k):
+        """The carried leaves of branch `k` as values of their merged types,
+        made where the backend traces that branch."""
+        out = []
+        for j, (kind, t) in enumerate(self.plan):
+            if kind is _CARRIED:
+                leaf = self.flats[k].leaves[j]
+                value = self.backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
+                if value is None:
+                    a, b = (self.flats[0].leaves[j], self.flats[1].leaves[j])
+                    raise errors.branch_type(
+                        self.names[self.flats[k].owner[j]], self.backend.describe(a),
+                        self.backend.describe(b), self.what, self.loc)
+                out.append(value)
+        return out
+
+    def carried(self):
+        """(type, variable name) of each carried leaf."""
+        owner = self.flats[0].owner
+        return [(t, self.names[owner[j]]) for j, (kind, t) in enumerate(self.plan) if kind is _CARRIED]
+
+    def result(self, outs):
+        outs = iter(outs)
+        leaves = [next(outs) if kind is _CARRIED else v for kind, v in self.plan]
+        return pack(self.flats[0].rebuild(leaves), self.count)
+
+
+def _returned_once(a, b):
+    """Where a lowered `return` ran in one branch only: the value it
+    returned there (`_NO` otherwise)."""
+    if (type(a) is UndefinedReturnValue) == (type(b) is UndefinedReturnValue) \
+            or type(a) is Undefined or type(b) is Undefined:
+        return _NO
+    return b if type(a) is UndefinedReturnValue else a
+
+
+_NO = object()
+
+
+def _key(entry):
+    """What of a plan's entry the traced branches depend on."""
+    kind, v = entry
+    return (kind, v[:2]) if kind is _CARRIED else (kind,)

@@ -1,0 +1,89 @@
+"""Every error of a staged `if` or loop, whichever backend stages it: the
+texts name the user's variable, the construct (`what`, for example "an `if`
+whose condition is traced by JAX") and the user's line (`loc`), and say what
+to do. Branch and loop rules raise only what these functions build."""
+
+from autograph.runtime.errors import BranchMismatchError, LoopStateError, UndefinedOutputError
+
+__all__ = [
+    "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
+    "defined_in_loop", "loop_does_not_settle", "loop_python_change", "loop_structure",
+    "loop_type_change", "one_branch", "returned_in_loop",
+]
+
+
+# Branches ---------------------------------------------------------------------
+
+def branch_structure(name, true_value, false_value, what, loc):
+    return BranchMismatchError(
+        f"'{name}' has a different structure in the true branch ({true_value!r}) and in the "
+        f"false branch ({false_value!r}) of {what} ({loc})")
+
+
+def one_branch(name, defined_in_true, what, loc):
+    defined, missing = ("true", "false") if defined_in_true else ("false", "true")
+    return UndefinedOutputError(
+        f"'{name}' is defined in the {defined} branch but not in the {missing} branch of "
+        f"{what} ({loc}), and it is used after the `if`; define it in both branches (or "
+        "before the `if`)")
+
+
+def branch_python(name, true_text, false_text, what, loc):
+    return BranchMismatchError(
+        f"'{name}' is {true_text} in the true branch but {false_text} in the false branch of "
+        f"{what} ({loc}); Python values other than numbers must be the same in both branches")
+
+
+def branch_type(name, true_text, false_text, what, loc):
+    return BranchMismatchError(
+        f"'{name}' is {true_text} in the true branch but {false_text} in the false branch of "
+        f"{what} ({loc}); both branches must give it the same dtype and shape")
+
+
+def branches_do_not_settle(what, loc):
+    return BranchMismatchError(f"the outputs of {what} ({loc}) do not settle on one type")
+
+
+# Loops ------------------------------------------------------------------------
+
+def loop_structure(name, before, after, what, loc):
+    return LoopStateError(
+        f"'{name}' changes structure in an iteration of {what} ({loc}): "
+        f"{before!r} before it, {after!r} after it")
+
+
+def returned_in_loop(name, text, array, what, loc):
+    return LoopStateError(
+        f"'{name}' (the function's return value) is {text} when returned inside {what} "
+        f"({loc}); a value returned inside a traced loop must be a number or an {array} of "
+        "known shape")
+
+
+def defined_in_loop(name, what, loc):
+    return UndefinedOutputError(
+        f"'{name}' is defined inside {what} ({loc}) but not before it, and it is used after the "
+        "loop; define it before the loop")
+
+
+def loop_python_change(name, before_text, after_text, array, what, loc):
+    return LoopStateError(
+        f"'{name}' is {before_text} before an iteration of {what} ({loc}) but {after_text} after "
+        f"it; only numbers and {array}s can change in a traced loop")
+
+
+def loop_type_change(name, before_text, after_text, cast, what, loc):
+    """`cast` is the advice ("for example with .astype()"), or None where
+    the new value is not one the loop could carry."""
+    advice = "" if cast is None else (
+        f": give it its final dtype and shape before the loop (for example with {cast})")
+    return LoopStateError(
+        f"'{name}' is {before_text} before an iteration of {what} ({loc}) but {after_text} after "
+        f"it; loop variables must keep their dtype and shape across iterations{advice}")
+
+
+def cannot_enter(name, type_text, what, loc):
+    return LoopStateError(f"'{name}' cannot enter {what} ({loc}) as {type_text}")
+
+
+def loop_does_not_settle(what, loc):
+    return LoopStateError(f"the loop variables of {what} ({loc}) do not settle on one dtype")

@@ -1,0 +1,212 @@
+"""The state of a staged loop: which leaves the loop carries, with which
+type, and the check of each traced iteration, for every backend. Also the
+lowering of a `for` loop to a counted loop (`Counted`).
+
+Per leaf of the loop state (see `values.Flat`), numbers and arrays are
+carried with the type they enter with; every other Python value must come
+out of an iteration as it went in. An iteration may change a carried type
+only by widening a Python number (an `int` that becomes a float array) or
+by making dimensions unknown; then the loop is traced again with the wider
+type (`values.Retry`). A lowered `return` inside the loop makes the
+function's return value carried, starting from zeros of the returned type.
+"""
+
+from autograph.runtime.staging import errors
+from autograph.runtime.staging.values import NUMBERS, Retry, in_range, normalize, pack, same_python
+from autograph.runtime.undefined import Undefined, UndefinedReturnValue
+
+__all__ = ["Counted", "Loop"]
+
+_ATTEMPTS = 8
+
+
+class Loop:
+    """`while test(*state): state = body(*state)` as a backend stages it: the
+    backend's tracer calls `cond_fun` and `body_fun` (or, for a loop that
+    runs exactly `trip_count` iterations, `counted_body_fun`) on the values
+    of the carried leaves, which enter as `init()`. `body` returns the state
+    as a tuple."""
+
+    def __init__(self, backend, test, body, state, names, what, loc,
+                 trip_count=None, counted_body=None):
+        self.backend, self.test, self.body = backend, test, body
+        self.state, self.names, self.what, self.loc = tuple(state), names, what, loc
+        self.trip_count, self.counted_body = trip_count, counted_body
+        self.flat = backend.flat(self.state)
+        self.leaves = list(self.flat.leaves)
+        self.types = {j: backend.typeof(leaf) for j, leaf in enumerate(self.leaves)
+                      if backend.is_value(leaf)}   # carried leaf -> type
+        self.stand_ins = set()  # carried leaves that stand for a `return` not run yet
+        self.memo = {}          # what the backend keeps across attempts
+
+    def run(self, stage):
+        """`stage()` stages the loop and returns the carried values after it;
+        traced again while it raises `Retry`. Returns the final state."""
+        for _attempt in range(_ATTEMPTS):
+            try:
+                carry = stage()
+            except Retry:
+                continue
+            return self.unflatten(carry)
+        raise errors.loop_does_not_settle(self.what, self.loc)
+
+    # What the tracer sees ---------------------------------------------------------
+
+    def carried(self):
+        """(type, variable name) of each carried leaf, in carry order."""
+        return [(self.types[j], self.names[self.flat.owner[j]]) for j in sorted(self.types)]
+
+    def unflatten(self, carry):
+        """The state tuple with the carried leaves taken from `carry`."""
+        values = list(self.leaves)
+        for j, v in zip(sorted(self.types), carry, strict=True):
+            values[j] = v
+        return self.flat.rebuild(values)
+
+    def init(self):
+        """The carried leaves as they enter the loop, as values of their types."""
+        out = []
+        for j in sorted(self.types):
+            value = self.backend.cast(self.leaves[j], self.types[j])
+            if value is None:
+                name, text = self.names[self.flat.owner[j]], self.backend.describe_type(self.types[j])
+                if j in self.stand_ins:
+                    raise errors.returned_in_loop(name, text, self.backend.array, self.what, self.loc)
+                raise errors.cannot_enter(name, text, self.what, self.loc)
+            out.append(value)
+        return out
+
+    def cond_fun(self, carry):
+        return self.backend.predicate(self.test(*self.unflatten(carry)), self.what, self.loc)
+
+    def body_fun(self, carry):
+        return self._iteration(self.body(*self.unflatten(carry)))
+
+    def counted_body_fun(self, carry):
+        return self._iteration(self.counted_body(*self.unflatten(carry)))
+
+    def _iteration(self, new_state):
+        new = self.backend.flat(new_state)
+        if self.check(new):
+            raise Retry
+        return self.outputs(new)
+
+    # The rules ------------------------------------------------------------------
+
+    def check(self, new):
+        """Checks one traced iteration, `new` the state after it (a `Flat`).
+        Widens `types` (or sets a stand-in for a `return`) where the loop
+        must be traced again; returns True if it must."""
+        backend, what, loc = self.backend, self.what, self.loc
+        for i, name in enumerate(self.names):
+            if new.treedefs[i] != self.flat.treedefs[i]:
+                raise errors.loop_structure(name, self.state[i], new.rebuild(new.leaves)[i], what, loc)
+        again = False
+        for j, (before, after) in enumerate(zip(self.leaves, new.leaves, strict=True)):
+            name = self.names[self.flat.owner[j]]
+            if j not in self.types:
+                if type(before) is UndefinedReturnValue and not isinstance(after, Undefined):
+                    if after is None:
+                        self.leaves[j] = None
+                    elif not backend.is_value(after):
+                        raise errors.returned_in_loop(name, backend.describe(after), backend.array,
+                                                      what, loc)
+                    else:  # False, cast to the returned type, is zeros
+                        self.leaves[j], self.types[j] = False, backend.typeof(after)
+                        self.stand_ins.add(j)
+                    again = True
+                elif type(before) is Undefined and type(after) is not Undefined:
+                    raise errors.defined_in_loop(name, what, loc)
+                elif not same_python(before, after):
+                    raise errors.loop_python_change(name, backend.describe(before),
+                                                    backend.describe(after), backend.array, what, loc)
+                continue
+            t = self.types[j]
+            if not backend.is_value(after):
+                raise errors.loop_type_change(name, backend.describe_type(t), backend.describe(after),
+                                              None, what, loc)
+            merged = backend.merge(t, backend.typeof(after))
+            if merged is None or merged[:2] != t[:2] and not _may_widen(t, merged):
+                raise errors.loop_type_change(name, backend.describe_type(t), backend.describe(after),
+                                              backend.cast_hint, what, loc)
+            if merged[:2] != t[:2]:
+                self.types[j] = merged
+                again = True
+        return again
+
+    def outputs(self, new):
+        """The carried leaves after an iteration, as values of their types."""
+        out = []
+        for j in sorted(self.types):
+            value = self.backend.cast(new.leaves[j], self.types[j])
+            if value is None:
+                raise errors.loop_type_change(
+                    self.names[self.flat.owner[j]], self.backend.describe_type(self.types[j]),
+                    self.backend.describe(new.leaves[j]), self.backend.cast_hint, self.what, self.loc)
+            out.append(value)
+        return out
+
+
+def _may_widen(before, after):
+    """A carried type may change across an iteration only from a Python
+    number (weak) or by dimensions becoming unknown."""
+    return before[2] or (after[1] == before[1] and len(after[0]) == len(before[0]))
+
+
+class Counted:
+    """A `for` loop over a range or over the leading axis of arrays, as a
+    loop over a counter from `start` by `step` while it has not passed
+    `stop`: `item(i)` is the loop target of iteration `i`. `trip_count`,
+    where known while tracing (a Python int), is the number of iterations.
+    `what` names the loop in messages."""
+
+    def __init__(self, start, stop, step, item, what, trip_count=None):
+        self.start, self.stop, self.step, self.item = start, stop, step, item
+        self.what, self.trip_count = what, trip_count
+
+    @classmethod
+    def over_arrays(cls, kind, arrays, first, stop, what, trip_count=None):
+        """Over `arrays[0]` (kind None), `enumerate(arrays[0], first)` or
+        `zip(*arrays)`, of length `stop`."""
+        if kind is None:
+            def item(i):
+                return arrays[0][i]
+        elif kind == "enumerate":
+            def item(i):
+                return (i if type(first) is int and first == 0 else first + i, arrays[0][i])
+        else:
+            def item(i):
+                return tuple(a[i] for a in arrays)
+        return cls(0, stop, 1, item, what, trip_count)
+
+    def loop(self, backend, extra_test, body, state, names, loc):
+        """The `Loop` of `for target in ...: state = body(target, *state)`
+        that stops early where `extra_test(*state)` (the `break` flag) is
+        false. Its state is the counter, then `state`."""
+        count, stop, step, item = len(names), self.stop, self.step, self.item
+
+        def test(i, *s):
+            flag = in_range(i, stop, step)
+            if extra_test is None:
+                return flag
+            more = extra_test(*s)
+            if type(more) in NUMBERS:
+                return flag if more else False
+            return backend.logical_and(flag, more)
+
+        def run(i, s):
+            return normalize(body(item(i), *s), count, "loop body")
+
+        def loop_body(i, *s):
+            return (i + step,) + run(i, s)
+
+        def counted_body(i, *s):
+            # Every iteration runs, doing nothing once `break` ran.
+            if extra_test is None:
+                return loop_body(i, *s)
+            new = backend.cond(extra_test(*s), lambda *t: pack(run(i, t), count), None, s, names)
+            return (i + step,) + normalize(new, count, "loop body")
+
+        return Loop(backend, test, loop_body, (self.start,) + tuple(state),
+                    ("<loop counter>",) + tuple(names), self.what, loc,
+                    self.trip_count, counted_body)

@@ -1,0 +1,130 @@
+"""The conventions the staging core shares with `operators.py`: a body
+returns nothing, a bare value or a tuple (`normalize`, `pack`); branch
+outputs and loop state are handled as flat leaves per variable (`Flat`);
+which Python values count as unchanged (`same_python`, `same_leaf`); and
+the checks of `range()` with a traced bound."""
+
+import operator
+
+import numpy as np
+from autograph.runtime.errors import TracingError
+from autograph.runtime.undefined import Undefined, UndefinedReturnValue
+
+__all__ = ["NUMBERS", "Flat", "Retry", "describe_marker", "in_range", "normalize", "pack",
+           "range_bounds", "same_leaf", "same_python"]
+
+#: Python's number types: what a backend widens to its own scalars.
+NUMBERS = (bool, int, float, complex)
+
+
+class Retry(Exception):
+    """Raised inside a traced body when what the tracer carries must change
+    (a type widens, a `return` needs a stand-in): trace again."""
+
+
+def normalize(result, count, what):
+    """A body's result as a tuple of `count` values."""
+    if count == 0:
+        return ()
+    if count == 1:
+        return (result,)
+    if not isinstance(result, (tuple, list)) or len(result) != count:
+        raise TracingError(f"the {what} must return {count} values, got {result!r}")
+    return tuple(result)
+
+
+def pack(values, count):
+    """A tuple of `count` values as a body returns them."""
+    if count == 0:
+        return None
+    if count == 1:
+        return values[0]
+    return tuple(values)
+
+
+def same_python(a, b):
+    """True if Python values `a` and `b` are the same for a traced program
+    (the same object, the same marker, or equal values of one type)."""
+    if a is b or (isinstance(a, Undefined) and type(a) is type(b)):
+        return True
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - values that cannot say are not the same
+        return False
+
+
+def same_leaf(a, b, is_value):
+    """True if a branch output or loop variable is the same whichever way
+    the program goes, so that it needs no staging: the same object, or
+    equal Python values of one type other than arrays (an array's type does
+    not say its dtype; a numpy scalar's does)."""
+    if a is b:
+        return True
+    if is_value(a) and type(a) not in NUMBERS and not isinstance(a, np.generic):
+        return False
+    return same_python(a, b)
+
+
+def describe_marker(x):
+    """How an error names a marker, or None for a value."""
+    if type(x) is UndefinedReturnValue:
+        return "not returned yet"
+    if type(x) is Undefined:
+        return "undefined"
+    return None
+
+
+class Flat:
+    """A tuple of per-variable values as one list of leaves, and back.
+    `flatten(v)` gives (leaves, treedef), `unflatten(treedef, leaves)` the
+    value; treedefs compare equal for the same structure."""
+
+    def __init__(self, values, flatten, unflatten):
+        flat = [flatten(v) for v in values]
+        self.unflatten = unflatten
+        self.treedefs = [t for _, t in flat]
+        self.counts = [len(ls) for ls, _ in flat]
+        self.leaves = [leaf for ls, _ in flat for leaf in ls]
+        self.owner = [i for i, (ls, _) in enumerate(flat) for _ in ls]  # leaf -> variable
+
+    def rebuild(self, leaves):
+        out, pos = [], 0
+        for treedef, n in zip(self.treedefs, self.counts, strict=True):
+            out.append(self.unflatten(treedef, list(leaves[pos:pos + n])))
+            pos += n
+        return tuple(out)
+
+
+# range() with a traced bound ---------------------------------------------------
+
+def range_bounds(args, is_traced, is_integer_scalar, describe=repr):
+    """(start, stop, step) of `range(*args)` where some bound is traced,
+    checked as Python checks them: a traced bound must be an integer scalar
+    (`is_integer_scalar`), any other must be an index."""
+    if len(args) == 1:
+        start, stop, step = 0, args[0], 1
+    elif len(args) == 2:
+        (start, stop), step = args, 1
+    elif len(args) == 3:
+        start, stop, step = args
+    else:
+        raise TypeError(f"range expected at most 3 arguments, got {len(args)}")
+    for a in (start, stop, step):
+        if is_traced(a):
+            if not is_integer_scalar(a):
+                raise TypeError(f"range() bounds must be integer scalars, got {describe(a)}")
+        elif type(a) is not int and type(a) is not bool:
+            operator.index(a)
+    if type(step) is int and step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    return start, stop, step
+
+
+def in_range(i, stop, step):
+    """Whether counter `i` has not passed `stop`, for a positive or negative
+    (or traced) `step`."""
+    if type(step) is int:
+        return i < stop if step > 0 else i > stop
+    return ((step > 0) & (i < stop)) | ((step < 0) & (i > stop))

@@ -1,0 +1,438 @@
+"""One table of programs through every staging backend.
+
+Each program is written once, as a function of `xp`, the array namespace
+(numpy, jax.numpy, torch), and returns the function to convert. Every
+backend row (`BACKENDS`) knows how to make its inputs from numpy values, run
+a converted function traced (the numpy tracer through `autograph.function`,
+JAX through `jax.jit(autograph.to_graph(f))`, PyTorch through a non-strict
+`torch.export.export` of a module calling the converted function) and
+compare the result with the unconverted function run eagerly on the same
+concrete values. Each program runs on argument sets that take every way
+through its conditions, all through one trace (one graph, one jitted
+function, one exported program).
+
+Each error program must raise the same error in every backend, and its
+message must name the variable and the user's line.
+
+A new backend passes by adding one row to `BACKENDS`.
+"""
+
+import inspect
+
+import numpy as np
+import pytest
+from autograph.runtime.errors import BranchMismatchError, LoopStateError, UndefinedOutputError
+
+import autograph
+
+# Backends ---------------------------------------------------------------------
+
+
+class NumpyTracer:
+    name = "numpy"
+    xp = np
+
+    def make(self, value):
+        return value
+
+    def run(self, f, argsets):
+        traced = autograph.function(f)
+        results = [traced(*args) for args in argsets]
+        assert traced.trace_count == 1
+        return results
+
+    def to_numpy(self, value):
+        return np.asarray(value)
+
+
+class Jax:
+    name = "jax"
+
+    def __init__(self):
+        jax = pytest.importorskip("jax")
+        jax.config.update("jax_enable_x64", True)
+        self.jax, self.xp = jax, pytest.importorskip("jax.numpy")
+
+    def make(self, value):
+        return self.xp.asarray(value)
+
+    def run(self, f, argsets):
+        jitted = self.jax.jit(autograph.to_graph(f))
+        return [jitted(*args) for args in argsets]
+
+    def to_numpy(self, value):
+        return np.asarray(value)
+
+
+class Torch:
+    name = "torch"
+
+    def __init__(self):
+        self.xp = torch = pytest.importorskip("torch")
+
+        class Converted(torch.nn.Module):
+            def __init__(self, f):
+                super().__init__()
+                self.f = autograph.to_graph(f)
+
+            def forward(self, *args):
+                return self.f(*args)
+        self.module = Converted
+
+    def make(self, value):
+        return self.xp.tensor(value)
+
+    def run(self, f, argsets):
+        exported = self.xp.export.export(self.module(f), tuple(argsets[0]))
+        program = exported.module()
+        return [program(*args) for args in argsets]
+
+    def to_numpy(self, value):
+        if isinstance(value, self.xp.Tensor):
+            return value.numpy()
+        return np.asarray(value)
+
+
+BACKENDS = [NumpyTracer, Jax, Torch]
+
+
+@pytest.fixture(scope="module", params=BACKENDS, ids=lambda b: b.name)
+def backend(request):
+    return request.param()
+
+
+def assert_same(backend, expected, actual, path="result"):
+    """Same structure, and leaves of the same dtype kind, shape and value. A
+    Python number in the eager result may come out of a staged statement
+    with the dtype of the array it meets (the documented widening)."""
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(actual, (tuple, list)) and len(actual) == len(expected), (path, actual)
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            assert_same(backend, e, a, f"{path}[{i}]")
+        return
+    e, a = backend.to_numpy(expected), backend.to_numpy(actual)
+    if type(expected) in (bool, int, float):
+        assert a.shape == (), (path, expected, actual)
+    else:
+        assert (a.shape, a.dtype.kind) == (e.shape, e.dtype.kind), (path, expected, actual)
+    np.testing.assert_allclose(a, e, rtol=1e-12, err_msg=path)
+
+
+# Programs ---------------------------------------------------------------------
+
+def if_elif_else(xp):
+    def f(x):
+        if x > 1:
+            y = x * 2
+        elif x > 0:
+            y = x + 10
+        else:
+            y = -x
+        return y
+    return f
+
+
+def conditional_expression(xp):
+    def f(x):
+        return x * 2 if x > 0 else x - 1
+    return f
+
+
+def and_or_not(xp):
+    def f(x, y):
+        if x > 0 and y > 0 or not x > -1:
+            z = x + y
+        else:
+            z = x - y
+        return z
+    return f
+
+
+def while_loop(xp):
+    def f(x):
+        n = 0
+        while x > 1:
+            x = x / 2
+            n += 1
+        return x, n
+    return f
+
+
+def for_over_range(xp):
+    def f(n, x):
+        s = x
+        for i in range(n):
+            s = s * 2 + i
+        return s
+    return f
+
+
+def for_over_array(xp):
+    def f(x):
+        s = 0
+        for v in x:
+            s = s + v * v
+        return s
+    return f
+
+
+def for_over_enumerate(xp):
+    def f(x):
+        s = 0.0
+        for i, v in enumerate(x):
+            s = s + i * v
+        return s
+    return f
+
+
+def for_over_zip(xp):
+    def f(x, y):
+        s = 0.0
+        for a, b in zip(x, y):  # noqa: B905 - a program as users write it
+            s = s + a * b
+        return s
+    return f
+
+
+def break_in_loop(xp):
+    def f(x):
+        s = 0.0
+        for v in x:
+            if v < 0:
+                break
+            s = s + v
+        return s
+    return f
+
+
+def continue_in_loop(xp):
+    def f(x):
+        s = 0.0
+        for v in x:
+            if v < 0:
+                continue
+            s = s + v
+        return s
+    return f
+
+
+def break_in_while(xp):
+    def f(x):
+        n = 0
+        while n < 10:
+            if x * n > 20:
+                break
+            n += 1
+        return n
+    return f
+
+
+def return_in_loop(xp):
+    def f(x):
+        for v in x:
+            if v < 0:
+                return v
+        return x[0] * 0
+    return f
+
+
+def return_in_while(xp):
+    def f(x):
+        n = 0
+        while n < 10:
+            if x * n > 20:
+                return n
+            n += 1
+        return -1
+    return f
+
+
+def return_in_if(xp):
+    def f(x):
+        if x > 0:
+            return x * 3
+        return -x
+    return f
+
+
+def nested_loops(xp):
+    def f(n, x):
+        s = x * 0
+        for i in range(n):
+            j = 0
+            while j < i:
+                s = s + x
+                j += 1
+        return s
+    return f
+
+
+def python_number_widening(xp):
+    def f(x):
+        if x > 0:
+            y = 0
+        else:
+            y = x
+        k = 0
+        while k < x:
+            k = k + 0.5
+        return y, k
+    return f
+
+
+def item_updates(xp):
+    def f(x):
+        y = x * 1
+        for i in range(3):
+            if y[i] < 0:
+                y[i] = -y[i]
+        return y
+    return f
+
+
+S, V = np.float64, np.array
+SCALARS = [(S(2.0),), (S(0.5),), (S(-1.0),)]
+VECTORS = [(V([1.0, 2.0, 3.0]),), (V([1.0, -2.0, 3.0]),), (V([-1.0, 2.0, -3.0]),)]
+PAIRS = [(S(1.0), S(2.0)), (S(1.0), S(-2.0)), (S(-2.0), S(1.0)), (S(-0.5), S(-3.0))]
+VECTOR_PAIRS = [(V([1.0, 2.0, 3.0]), V([4.0, -5.0, 6.0])), (V([0.5, 0.0, -1.0]), V([2.0, 2.0, 2.0]))]
+COUNTS = [(np.int64(0), S(1.5)), (np.int64(3), S(1.5)), (np.int64(5), S(-2.0))]
+
+PROGRAMS = [
+    (if_elif_else, SCALARS),
+    (conditional_expression, SCALARS),
+    (and_or_not, PAIRS),
+    (while_loop, [(S(37.0),), (S(0.5),)]),
+    (for_over_range, COUNTS),
+    (for_over_array, VECTORS),
+    (for_over_enumerate, VECTORS),
+    (for_over_zip, VECTOR_PAIRS),
+    (break_in_loop, VECTORS),
+    (continue_in_loop, VECTORS),
+    (break_in_while, [(S(3.0),), (S(0.5),)]),
+    (return_in_loop, VECTORS),
+    (return_in_while, [(S(3.0),), (S(0.5),)]),
+    (return_in_if, SCALARS),
+    (nested_loops, COUNTS),
+    (python_number_widening, SCALARS),
+    (item_updates, VECTORS),
+]
+
+#: Programs whose unconverted form cannot run eagerly on JAX arrays (they
+#: write items): their reference is the same program on numpy arrays.
+WRITES_ITEMS = {item_updates}
+
+
+@pytest.mark.parametrize("program, argsets", PROGRAMS, ids=[p.__name__ for p, _ in PROGRAMS])
+def test_program(backend, program, argsets):
+    argsets = [tuple(backend.make(a) for a in args) for args in argsets]
+    f = program(backend.xp)
+    if backend.name == "jax" and program in WRITES_ITEMS:
+        expected = [program(np)(*(np.asarray(a) for a in args)) for args in argsets]
+    else:
+        expected = [f(*args) for args in argsets]
+    for e, a in zip(expected, backend.run(f, argsets), strict=True):
+        assert_same(backend, e, a)
+
+
+# Errors -------------------------------------------------------------------------
+
+def branch_dtype_mismatch(xp):
+    def f(x):
+        if x > 0:
+            y = x > 1
+        else:
+            y = x
+        return y
+    return f
+
+
+def branch_shape_mismatch(xp):
+    def f(x):
+        if x.sum() > 0:
+            z = x[:2]
+        else:
+            z = x
+        return z
+    return f
+
+
+def branch_structure_mismatch(xp):
+    def f(x):
+        if x > 0:
+            y = (x, x)
+        else:
+            y = x
+        return y
+    return f
+
+
+def defined_in_one_branch(xp):
+    def f(x):
+        if x > 0:
+            z = x
+        return z
+    return f
+
+
+def loop_dtype_change(xp):
+    def f(n):
+        y = n
+        while y > 1:
+            y = y / 2
+        return y
+    return f
+
+
+def loop_shape_change(xp):
+    def f(x, n):
+        y = x
+        while n > 0:
+            y = y[1:]
+            n = n - 1
+        return y
+    return f
+
+
+def loop_python_value_change(xp):
+    def f(x):
+        mode = "start"
+        while x > 0:
+            mode = "running"
+            x = x - 1
+        return x, mode
+    return f
+
+
+ERRORS = [
+    (branch_dtype_mismatch, [S(1.0)], BranchMismatchError, "y", "if x > 0",
+     "in the true branch but"),
+    (branch_shape_mismatch, [V([1.0, 2.0, 3.0])], BranchMismatchError, "z", "if x.sum() > 0",
+     "in the false branch"),
+    (branch_structure_mismatch, [S(1.0)], BranchMismatchError, "y", "if x > 0",
+     "has a different structure"),
+    (defined_in_one_branch, [S(1.0)], UndefinedOutputError, "z", "if x > 0",
+     "is defined in the true branch but not in the false branch"),
+    (loop_dtype_change, [np.int64(9)], LoopStateError, "y", "while y > 1",
+     "loop variables must keep their dtype and shape"),
+    (loop_shape_change, [V([1.0, 2.0, 3.0]), np.int64(2)], LoopStateError, "y", "while n > 0",
+     "loop variables must keep their dtype and shape"),
+    (loop_python_value_change, [S(2.0)], LoopStateError, "mode", "while x > 0",
+     "only numbers and"),
+]
+
+
+def line_of(fn, text):
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+@pytest.mark.parametrize("program, args, error, name, construct, words", ERRORS,
+                         ids=[e[0].__name__ for e in ERRORS])
+def test_error(backend, program, args, error, name, construct, words):
+    f = program(backend.xp)
+    with pytest.raises(error) as info:
+        backend.run(f, [tuple(backend.make(a) for a in args)])
+    message = str(info.value)
+    assert message.startswith(f"'{name}' "), message
+    assert words in message, message
+    assert f"{__file__}:{line_of(program, construct)})" in message, message
