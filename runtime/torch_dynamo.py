@@ -165,21 +165,49 @@ def _unaliased(out, made, grad):
     return out.clone() if grad and not made else out
 
 
+def _probing(delta):
+    """How many probes run (after adding `delta`) in the graph that dynamo
+    builds now: trace-time state, kept outside the trace, per graph (a
+    trace that dynamo abandons in a probe leaves no count behind)."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    graph = InstructionTranslator.current_tx().output
+    if _probes.get("graph") is not graph:
+        _probes.update(graph=graph, depth=0)
+    _probes["depth"] += delta
+    return _probes["depth"]
+
+
+_probing._dynamo_marked_constant = True
+_probes = {}
+
+
+def _probe(fn, *args):
+    """`fn(*args)` as a probe: statements staged inside it give only their
+    types, without torch operators of their own. (Dynamo forgets what a
+    traced object's attributes become after it traces a torch.cond or a
+    while_loop, so nothing is staged before a plan is settled.)"""
+    _probing(1)
+    try:
+        return fn(*args)
+    finally:
+        _probing(-1)
+
+
 def stage_cond(backend, pred, branches):
     """`torch.cond`, after a probe of both branches settles their plan."""
     torch = tb.torch
     memo, count = branches.memo, branches.count
     if "mutated" not in memo:
         mutated = set()
-        for k in (0, 1):  # the probe
+        for k in (0, 1):
             copies = [_copies(v) for v in branches.operands]
-            result = branches.fns[k](*copies)
-            branches.trace(k, result)
+            branches.trace(k, _probe(branches.fns[k], *copies))
             mutated |= _passed_through(copies, branches.flats[k].leaves)
         memo["mutated"] = mutated
         branches.settle()
+    if _probing(0):
+        return branches.outputs(0)
     plan, mutated, grad = list(branches.plan), memo["mutated"], torch.is_grad_enabled()
-    flats = branches.flats
 
     def branch(k):
         def run():
@@ -196,9 +224,7 @@ def stage_cond(backend, pred, branches):
 
     if not any(kind == "carried" for kind, _ in plan):
         return ()  # the branches give nothing that depends on the condition
-    outs = torch.cond(backend.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
-    branches.flats = flats
-    return outs
+    return torch.cond(backend.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
 
 
 def stage_loop(backend, loop):
@@ -208,13 +234,15 @@ def stage_loop(backend, loop):
     from torch._higher_order_ops.while_loop import while_loop
     memo = loop.memo
     memo.setdefault("mutated", set())
-    carry = [_copies(v) for v in loop.init()]  # the probe
-    new = backend.flat(loop.body(*loop.unflatten(carry)))
+    carry = [_copies(v) for v in loop.init()]
+    new = backend.flat(_probe(loop.body, *loop.unflatten(carry)))
     positions = sorted(loop.types)
     memo["mutated"] |= {i for i, j in enumerate(positions)
                         if isinstance(carry[i], torch.Tensor) and new.leaves[j] is carry[i]}
     if loop.check(new):
         raise Retry
+    if _probing(0):
+        return loop.init()
     mutated, grad = memo["mutated"], torch.is_grad_enabled()
 
     def cond_fn(*carry):

@@ -192,11 +192,23 @@ def triangular(n):
     return total, len(range(1, n, 2))
 
 
+def break_on_tensor(x):
+    # A Python loop whose `break` turns traced: the iterations after it run
+    # under a cond (whose probe stages nothing: see torch_dynamo._probe).
+    total = x * 0
+    for _ in range(5):
+        if total.sum() > 10:
+            break
+        total = total + x
+    return total
+
+
 @pytest.mark.parametrize("f, argsets", [
     (newton_sqrt, [(t(2.0, dtype=torch.float64),), (t(81.0, dtype=torch.float64),)]),
     (return_inside_while, [(t(3.0),), (t(0.5),)]),
     (widening_counter, [(t(2.0),), (t(-1.0),)]),
     (triangular, [(t(7),), (t(0),), (t(1),)]),
+    (break_on_tensor, [(t(1.0, 2.0),), (t(0.1, 0.1),)]),
 ])
 def test_loops(f, argsets):
     assert check(f, *argsets) == (1, 0)
