@@ -182,7 +182,7 @@ OVERRIDDEN_BUILTINS = (
 # builtins that a registered backend overrides are wrapped: the others are
 # called as they are, at no cost.
 _OVERRIDES = {}
-_OVERRIDE_LIST = []  # (function, override): what a bytecode tracer compares with `is`
+_OVERRIDE_BY_NAME = {}  # name -> (function, override): what a bytecode tracer compares with `is`
 _keep_alive = []
 
 
@@ -192,14 +192,14 @@ def intercept(functions):
     for function in functions:
         if id(function) not in _OVERRIDES:
             _OVERRIDES[id(function)] = _override(function)
-            _OVERRIDE_LIST.append((function, _OVERRIDES[id(function)]))
+            _OVERRIDE_BY_NAME.setdefault(getattr(function, "__name__", None), (function, _OVERRIDES[id(function)]))
             _keep_alive.append(function)
 
 
 def refresh(backends):
     """Rebuilds the overrides for the registered `backends`."""
     _OVERRIDES.clear()
-    _OVERRIDE_LIST.clear()
+    _OVERRIDE_BY_NAME.clear()
     for backend in backends:
         for name in OVERRIDDEN_BUILTINS:
             func = getattr(builtins, name)
@@ -236,10 +236,11 @@ def set_bytecode_tracer(traced, outside):
 
 
 def _override_of(f):
-    """The override of `f` by identity, as a bytecode tracer can follow it."""
-    for function, override in _OVERRIDE_LIST:
-        if f is function:
-            return override
+    """The override of `f` by identity, as a bytecode tracer can follow it
+    (looked up by name: a tracer guards on what it reads)."""
+    entry = _OVERRIDE_BY_NAME.get(getattr(f, "__name__", None))
+    if entry is not None and entry[0] is f:
+        return entry[1]
     return None
 
 

@@ -67,6 +67,7 @@ from autograph.runtime.errors import (
     user_location,
 )
 from autograph.runtime.staging import Retry
+from autograph.runtime.undefined import Undefined
 
 __all__ = ["TorchBackend", "TorchRange"]
 
@@ -85,6 +86,15 @@ def _load():
         torch, pytree, is_fake = torch_module, pytree_module, is_fake_function
         _SYMBOLIC.update((torch.SymBool, torch.SymInt, torch.SymFloat))
         torch_dynamo.install(torch)
+
+
+def prime(backend):
+    """Tells dispatch at once that `backend` claims torch's other value
+    types too: dynamo guards on the dispatch cache, and a type it first
+    meets while it traces would change the cache after the trace."""
+    from autograph.runtime.backends import _by_type
+    for cls in (torch.Tensor, torch.nn.Parameter, *_SYMBOLIC):
+        _by_type.setdefault(cls, backend)
 
 
 class TorchRange:
@@ -356,6 +366,12 @@ def _template(args, sep, end):
     return sep.join(parts) + end[:-1]
 
 
+# What most state is: a value that is its own only leaf. Said without
+# torch's pytree, whose code dynamo would trace (and guard on) for each.
+_SCALARS = frozenset({bool, int, float, complex, str, type(None)})
+_LEAF = type("Leaf", (), {"__repr__": lambda self: "*"})()
+
+
 class TorchBackend(staging.StagingBackend):
     """Stages control flow on traced tensors into torch's control-flow
     operators."""
@@ -374,7 +390,11 @@ class TorchBackend(staging.StagingBackend):
         if "torch" not in sys.modules:
             return False
         _load()
-        return issubclass(cls, torch.Tensor) or cls in _SYMBOLIC
+        if issubclass(cls, torch.Tensor) or cls in _SYMBOLIC:
+            if not torch.compiler.is_dynamo_compiling():
+                prime(self)
+            return True
+        return False
 
     def concrete(self, value):
         return _concrete(value)
@@ -397,9 +417,13 @@ class TorchBackend(staging.StagingBackend):
         return _loop(loop)
 
     def flatten(self, value):
+        if type(value) in _SCALARS or isinstance(value, (torch.Tensor, Undefined)):
+            return [value], _LEAF
         return pytree.tree_flatten(value)
 
     def unflatten(self, treedef, leaves):
+        if treedef is _LEAF:
+            return leaves[0]
         return pytree.tree_unflatten(leaves, treedef)
 
     def logical_not(self, value):

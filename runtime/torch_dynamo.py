@@ -69,6 +69,11 @@ def _ready():
         for code in _runtime_code():
             skip_code(code)
         _skipped = True
+    from autograph.runtime.backends import _backends
+    for backend in _backends:
+        if isinstance(backend, tb.TorchBackend):
+            tb.prime(backend)
+            break
     return True
 
 
@@ -141,6 +146,10 @@ def _location():
 def _copies(values):
     """`values` with each tensor leaf copied."""
     torch = tb.torch
+    if isinstance(values, torch.Tensor):
+        return values.clone()
+    if type(values) in tb._SCALARS:
+        return values
     return tb.pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, values)
 
 
