@@ -33,8 +33,9 @@ from torch._higher_order_ops.while_loop import while_loop
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import autograph  # noqa: E402
 from tables import markdown, publish  # noqa: E402
+
+import autograph  # noqa: E402
 
 TARGET = 1.1
 

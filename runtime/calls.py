@@ -26,8 +26,8 @@ import weakref
 
 from autograph.runtime.backends import Backend, backend_of, backend_of_any
 
-__all__ = ["call", "call_builtins", "set_converter", "intercept", "refresh", "remember", "call_site", "call_method", "Site", "recall", "forget_all",
-           "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
+__all__ = ["call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh", "remember",
+           "call_site", "call_method", "Site", "recall", "forget_all", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
     return f

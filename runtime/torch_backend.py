@@ -49,9 +49,14 @@ types that have to widen, and gives a body copies of the variables that it
 modifies in place (`n += 1` on a tensor): torch forbids a body to modify
 its inputs.
 
-`torch.export.export(..., strict=True)` and `torch.compile` trace Python
-bytecode with dynamo, which cannot run this package's runtime: they are not
-supported.
+A condition on a symbolic number that `.item()` gives (an unbacked symbol)
+is staged like one on a tensor, and `range()` of it, or of a dimension
+declared dynamic with `torch.export.Dim`, becomes a `while_loop` that
+leaves the dimension symbolic.
+
+`torch.compile` and `torch.export.export(..., strict=True)` trace Python
+bytecode with dynamo: there every tensor is traced, and the statements
+become dynamo's own `torch.cond` and `while_loop` (torch_dynamo.py).
 
 Importing this module does not import torch: the backend claims a type only
 once torch is imported, so it costs nothing to programs that do not use it.

@@ -11,13 +11,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from autograph.runtime.tracer.errors import (
+from autograph.runtime.tracer.errors import (  # noqa: E402
     BranchMismatchError,
     LoopStateError,
     UndefinedOutputError,
 )
 
-import autograph
+import autograph  # noqa: E402
 
 
 class Converted(torch.nn.Module):
