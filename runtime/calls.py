@@ -14,7 +14,7 @@ cannot follow two things the hook does for speed: lookups keyed by `id()`
 (dynamo guards on the identity of each bound method it sees, a new object
 at each attribute access) and `type()` of a method of a tensor that the
 traced code computed (dynamo has no type for it). Nor can it run the
-converter. While `bytecode_traced()` says such a tracer runs, `call` takes
+converter. While `_bytecode_traced()` says such a tracer runs, `call` takes
 `_call_traced`, which compares with `is` and asks `__class__`, and converts
 through `outside` (what the tracer calls without tracing it). The torch
 backend installs both with `set_bytecode_tracer`.
@@ -100,7 +100,7 @@ def site_functions(hook):
     def call_site(site, f):
         """`hook(f)`, remembered at `site` when `f` is a function, builtin or
         class, whose identity decides the answer."""
-        if bytecode_traced():
+        if _bytecode_traced is not None and _bytecode_traced():
             return hook(f)
         target = hook(f)
         cls = type(f)
@@ -112,7 +112,7 @@ def site_functions(hook):
         """`hook(bound)` for `receiver.method`; when the hook passes a method
         of a C type through unchanged, every instance of that type will do,
         so the site remembers the type."""
-        if bytecode_traced():
+        if _bytecode_traced is not None and _bytecode_traced():
             return hook(bound)
         target = hook(bound)
         cls = type(receiver)
@@ -219,20 +219,15 @@ _C_CALLABLES = frozenset({
 })
 
 
-def _not_traced():
-    return False
+_bytecode_traced = _outside = _prepare = None  # see set_bytecode_tracer
 
 
-bytecode_traced = _not_traced
-_outside = None
-
-
-def set_bytecode_tracer(traced, outside):
-    """Installs `traced()` (True while a bytecode tracer runs converted code)
-    and `outside(convert, f)` (`convert(f)`, run by that tracer without
-    tracing it)."""
-    global bytecode_traced, _outside
-    bytecode_traced, _outside = traced, outside
+def set_bytecode_tracer(traced, outside, prepare):
+    """Installs `traced()` (True while a bytecode tracer runs converted code),
+    `outside(convert, f)` (`convert(f)`, run by that tracer without tracing
+    it) and `prepare()`, called first under that tracer."""
+    global _bytecode_traced, _outside, _prepare
+    _bytecode_traced, _outside, _prepare = traced, outside, prepare
 
 
 def _override_of(f):
@@ -267,14 +262,14 @@ def _call_traced(f, converter):
 
 def call_builtins(f):
     """The call hook of non-recursive conversion: overrides builtins only."""
-    if bytecode_traced():
+    if _bytecode_traced is not None and _bytecode_traced():
         return _call_traced(f, None)
     return _OVERRIDES.get(id(f), f)
 
 
 def call(f):
     """The function to call in place of `f`; see the module docstring."""
-    if bytecode_traced():
+    if _bytecode_traced is not None and _bytecode_traced():
         return _call_traced(f, _converter)
     cls = type(f)
     if cls is _FunctionType:

@@ -48,12 +48,8 @@ def install(torch):
     while dynamo traces."""
     global _compiling
     _compiling = torch.compiler.is_dynamo_compiling
-    calls.set_bytecode_tracer(_traced, _outside)
+    calls.set_bytecode_tracer(_compiling, _outside, _ready)
     errors.set_traced_location(_location)
-
-
-def _traced():
-    return _compiling() and _ready()
 
 
 def _ready():
@@ -266,4 +262,7 @@ def stage_loop(backend, loop):
     # may read it from outside as well, and torch forbids a carried value to
     # alias a tensor that they read.
     init = tuple(v.clone() if v is loop.leaves[j] else v for v, j in zip(loop.init(), positions, strict=True))
-    return while_loop(cond_fn, body_fn, init)
+    # Dynamo gives the loop's outputs strides of unbacked symbols, and fails
+    # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
+    # None when lifting it to input of top-level"): a copy has plain strides.
+    return tuple(v.clone() if v.dim() else v for v in while_loop(cond_fn, body_fn, init))
