@@ -30,15 +30,17 @@ The generators are imported by tests/test_limits.py.
 import argparse
 import itertools
 import linecache
+import os
 import random
 import sys
 import threading
 import time
 import traceback
 
-from tables import section
-
 import autograph
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tables import section  # noqa: E402 - beside this script
 
 SIZES = (100, 300, 1000, 3000, 10000)
 DEPTHS = (5, 10, 20, 30, 50)

@@ -6,7 +6,6 @@ import inspect
 import linecache
 import logging
 import sys
-import textwrap
 
 import pytest
 
@@ -277,24 +276,6 @@ def test_verbosity_from_environment(monkeypatch, caplog):
     with caplog.at_level(logging.INFO, logger="autograph"):
         autograph.to_graph(logged_env)
     assert any("ag__.while_stmt" in r.getMessage() for r in caplog.records)
-
-
-def test_readme_example_matches_to_code():
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    blocks = readme.split("```python\n")
-    shown = [b.split("```")[0] for b in blocks[1:]]
-    namespace = {}
-    source = shown[0]
-    filename = "<readme-example>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)
-    generated = autograph.to_code(namespace["square_if_positive"])
-    side_by_side = [b for b in shown if b.startswith("def square_if_positive") and "ag__" in b]
-    assert side_by_side and side_by_side[0] == generated
-    assert autograph.to_graph(namespace["square_if_positive"])(9.0) == 81.0
-    assert textwrap.dedent(generated).startswith("def square_if_positive(x):")
 
 
 def test_importing_autograph_imports_neither_jax_nor_torch():

@@ -45,3 +45,17 @@ def test_built_package_installs_and_runs_the_example(dist, tmp_path, kind):
     assert where.startswith(str(env_dir)), where
     out = _run([python, os.path.join(ROOT, "examples", "square_if_positive.py")], cwd=tmp_path)
     assert "# traced: autograph.function(collatz_steps)(np.asarray(27)) = 111" in out
+
+
+def test_every_package_directory_is_installed():
+    import tomllib
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        config = tomllib.load(f)["tool"]["setuptools"]
+    listed = set(config["packages"])
+    found = set()
+    for package, folder in config["package-dir"].items():
+        for here, _, files in os.walk(os.path.join(ROOT, folder)):
+            if "__init__.py" in files:
+                relative = os.path.relpath(here, os.path.join(ROOT, folder))
+                found.add(package if relative == "." else package + "." + relative.replace(os.sep, "."))
+    assert found == listed
