@@ -18,8 +18,10 @@ import logging
 import numpy as np
 
 from autograph.runtime.tracer import context, passes, trees
+from autograph.runtime.tracer.casting import cast
 from autograph.runtime.tracer.executor import compile_graph
-from autograph.runtime.tracer.graph import Graph
+from autograph.runtime.tracer.graph import Graph, format_type
+from autograph.runtime.tracer.results import copy_result, protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
 __all__ = ["ConcreteFunction", "Graph", "Spec", "TracedFunction", "function", "py_function"]
@@ -36,7 +38,22 @@ class Spec:
     __slots__ = ("dtype", "shape")
 
     def __init__(self, shape, dtype="float64"):
-        self.shape = tuple(None if d is None else int(d) for d in shape)
+        if not isinstance(shape, (tuple, list)):
+            hint = f"; for a 1-d array of length {shape} write Spec(({shape},))" if isinstance(shape, int) else ""
+            raise TypeError(f"Spec: shape must be a tuple of dimensions (ints, None for unknown), got "
+                            f"{shape!r}{hint}")
+        dims = []
+        for d in shape:
+            if d is not None:
+                if isinstance(d, bool) or not hasattr(d, "__index__"):
+                    raise TypeError(f"Spec: dimension {d!r} of shape {tuple(shape)!r} is not an int "
+                                    "(None for an unknown dimension)")
+                d = d.__index__()
+                if d < 0:
+                    raise ValueError(f"Spec: dimension {d} of shape {tuple(shape)!r} is negative; "
+                                     "write None for an unknown dimension")
+            dims.append(d)
+        self.shape = tuple(dims)
         self.dtype = np.dtype(dtype)
 
     def __repr__(self):
@@ -58,34 +75,54 @@ class Spec:
 def py_function(fn, args, result_spec):
     """Calls `fn(*args)` with concrete numpy values when the graph runs.
 
-    `result_spec` is a Spec (one result) or a list/tuple of Specs. Outside a
+    `result_spec` is a Spec (one result) or a list/tuple of Specs (a tuple
+    of results). Results are cast to their Spec's dtype by numpy's
+    'same_kind' rule (float64 to float32, never float to int). Outside a
     trace it just calls `fn(*args)`."""
     args = tuple(args)
     if not context.active():
         return fn(*args)
+    name = getattr(fn, "__name__", "py_function")
     multi = isinstance(result_spec, (list, tuple))
     specs = list(result_spec) if multi else [result_spec]
+    if not all(isinstance(s, Spec) for s in specs):
+        hint = f"Spec({tuple(result_spec)!r})" if multi and all(
+            d is None or isinstance(d, int) for d in result_spec) else "Spec(shape, dtype)"
+        raise TypeError(f"py_function {name}: result_spec must be a Spec or a list/tuple of Specs, "
+                        f"got {result_spec!r}; for one result write {hint}")
 
     def call(*values):
         result = fn(*values)
+        if multi and type(result) not in (tuple, list):
+            raise ValueError(f"py_function {name} returned {_returned(result)}, its result_spec lists "
+                             f"{len(specs)} results: return a tuple of them")
         results = result if multi else (result,)
         if len(results) != len(specs):
-            raise ValueError(f"py_function {getattr(fn, '__name__', fn)} returned "
-                             f"{len(results)} values, its result_spec has {len(specs)}")
+            raise ValueError(f"py_function {name} returned {len(results)} values, its result_spec has "
+                             f"{len(specs)}")
         out = []
-        for r, s in zip(results, specs):
-            r = np.asarray(r, s.dtype)
+        for i, (r, s) in enumerate(zip(results, specs, strict=True)):
+            where = f" as result {i}" if multi else ""
+            if r is None:
+                raise ValueError(f"py_function {name} returned None{where}, its result_spec is {s}")
+            r = cast(r, s.dtype, f"the value py_function {name} returned{where} (result_spec {s})")
             if not s.is_compatible_with(r):
-                raise ValueError(f"py_function {getattr(fn, '__name__', fn)} returned an array "
-                                 f"of shape {r.shape}, its result_spec is {s}")
+                raise ValueError(f"py_function {name} returned an array of shape {r.shape}{where}, "
+                                 f"its result_spec is {s}")
             out.append(r)
         return tuple(out) if multi else out[0]
 
-    call.__name__ = getattr(fn, "__name__", "py_function")
+    call.__name__ = name
     avals = [(s.shape, s.dtype, False) for s in specs]
     outs = context.emit("op", f"py_function[{call.__name__}]", call, args, {}, avals,
                         effect=True, attrs={"multi": tuple} if multi else None)
     return tuple(outs) if multi else outs[0]
+
+
+def _returned(value):
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return "None" if value is None else f"a {type(value).__name__}"
 
 
 # Arguments: which become placeholders, which are part of the cache key.
@@ -136,11 +173,15 @@ class ConcreteFunction:
     """One traced graph of an `autograph.function`, compiled for numpy.
     Call it with arguments of the signature it was traced for."""
 
-    def __init__(self, name, graph, output_tree, arg_names):
+    def __init__(self, name, graph, output_tree, arg_names, static=None):
         self.name = name
+        # The arguments' Python values (numbers, strings, ...), which the
+        # trace took as constants; arrays as _ARRAY.
+        self._static = static
         self.traced_graph = graph
         optimized, _ = graph.clone()
         passes.optimize(optimized)
+        protect_results(graph, graph.outputs, optimized)
         self.graph = optimized
         self.output_tree = output_tree
         self.arg_names = arg_names
@@ -151,12 +192,29 @@ class ConcreteFunction:
         self._call_leaves = self._fn if self._simple else self._call_tree
 
     def __call__(self, *args, **kwargs):
-        return self._call_leaves(*_array_leaves((args, kwargs)))
+        """Runs the graph; the arguments must be of the signature it was
+        traced for: arrays of the placeholders' dtypes and shapes, the same
+        Python values."""
+        if self._static is not None and _static_key((args, kwargs)) != self._static:
+            raise TypeError(f"{self.name} was traced for other Python values or argument structure than "
+                            "these; call the autograph.function itself, which traces again for new ones")
+        leaves = _array_leaves((args, kwargs))
+        params = self.traced_graph.params
+        if len(leaves) != len(params):
+            raise TypeError(f"{self.name} was traced for {len(params)} array arguments, got {len(leaves)}")
+        for leaf, p in zip(leaves, params, strict=True):
+            if isinstance(leaf, Spec) or leaf.dtype != p.dtype or leaf.ndim != len(p.shape) or any(
+                    d is not None and d != n for d, n in zip(p.shape, leaf.shape, strict=True)):
+                got = repr(leaf) if isinstance(leaf, Spec) else f"{leaf.dtype.name}{list(leaf.shape)}"
+                raise TypeError(f"argument '{p.name}' of {self.name} is {got}, the graph was traced for "
+                                f"{format_type(p)}")
+        return self._call_leaves(*leaves)
 
     def _call_tree(self, *leaves):
         results = self._fn(*leaves)
         it = iter(results)
-        return trees.map_leaves(lambda v: next(it) if v is _OUT else v, self.output_tree)
+        # Arrays the trace computed in Python (`np.zeros(3)`) are new in every call, as in eager code.
+        return trees.map_leaves(lambda v: next(it) if v is _OUT else copy_result(v), self.output_tree)
 
     def __str__(self):
         return str(self.graph)
@@ -207,7 +265,14 @@ def _trace(name, python_function, args, kwargs, arg_names):
     graph.outputs = outputs
     if tree is _OUT:
         tree = None
-    return ConcreteFunction(name, graph, tree, arg_names)
+    return ConcreteFunction(name, graph, tree, arg_names, _static_key((args, kwargs)))
+
+
+_ARRAY = object()
+
+
+def _static_key(args):
+    return trees.map_leaves(lambda leaf: _ARRAY if _is_input(leaf) else _key(leaf), args)
 
 
 def _with_placeholders(value, path, make):
@@ -372,15 +437,15 @@ class TracedFunction:
                             f"got {len(args)}")
         leaves = []
         for arg, spec, name in zip(args, specs, self._arg_names(len(args))):
-            # numpy scalars stay scalars, as eager code sees them.
-            array = arg if type(arg) is np.ndarray or type(arg) in _NUMPY_SCALARS \
-                else np.asarray(arg)
-            if array.dtype != spec.dtype:
-                if isinstance(arg, (bool, int, float, complex)):
-                    array = np.asarray(arg, spec.dtype)
-                else:
+            # numpy values keep their type and must have the dtype; Python
+            # values (numbers, lists) are cast by numpy's 'same_kind' rule.
+            if type(arg) is np.ndarray or type(arg) in _NUMPY_SCALARS:
+                array = arg
+                if array.dtype != spec.dtype:
                     raise TypeError(f"argument '{name}' of {self.__name__} has dtype "
                                     f"{array.dtype.name}, its input_signature says {spec}")
+            else:
+                array = cast(arg, spec.dtype, f"argument '{name}' of {self.__name__} (input_signature {spec})")
             if not spec.is_compatible_with(array):
                 raise TypeError(f"argument '{name}' of {self.__name__} has shape "
                                 f"{array.shape}, its input_signature says {spec}")

@@ -86,8 +86,9 @@ class Backend:
             raise AssertionError(msg_fn()) if msg_fn is not None else AssertionError
 
     def setitem(self, target, index, value):
-        """`target[index] = value; return target`, where `target` is symbolic.
-        A functional backend returns an updated copy instead."""
+        """`target[index] = value; return target`, where `target` is symbolic,
+        or a concrete array where `index` or `value` is symbolic (Python
+        refused the update). A functional backend returns an updated copy."""
         target[index] = value
         return target
 

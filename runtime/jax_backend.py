@@ -357,6 +357,11 @@ class JaxBackend(staging.StagingBackend):
         return None
 
     def setitem(self, target, index, value):
+        if not isinstance(target, jax.Array):
+            if type(target).__module__ != "numpy":
+                target[index] = value   # Python's own error, as eager code gives it
+                return target
+            target = jnp.asarray(target)   # `out = np.zeros(3)`, then `out[i] = traced`
         return target.at[index].set(value)
 
     def builtin(self, func):

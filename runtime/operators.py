@@ -14,7 +14,7 @@ Conventions shared by all operators:
 
 import operator
 
-from autograph.runtime.backends import _by_type, backend_of
+from autograph.runtime.backends import _by_type, backend_of, backend_of_any
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
@@ -202,11 +202,18 @@ def assert_stmt(test, msg=None):
 
 def setitem(target, index, value):
     """`target[index] = value`, then `return target`. A functional backend
-    returns an updated copy of a symbolic `target` instead."""
+    returns an updated copy of a symbolic `target` instead, and of a
+    concrete array whose update Python refuses because `index` or `value`
+    is symbolic."""
     backend = backend_of(target)
     if backend is None:
-        target[index] = value
-        return target
+        try:
+            target[index] = value
+            return target
+        except Exception:
+            backend = backend_of_any((index, value))
+            if backend is None:
+                raise
     return backend.setitem(target, index, value)
 
 

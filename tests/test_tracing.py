@@ -329,7 +329,7 @@ def test_return_of_non_number_in_symbolic_branch_is_an_error():
     with pytest.raises(BranchMismatchError) as info:
         function(return_string_or_nothing)(np.ones(2))
     assert str(info.value).startswith(
-        "'retval' is a Python str in the true branch but not returned yet in the false branch "
+        "'retval' is a Python str ('positive') in the true branch but not returned yet in the false branch "
         "of an `if` whose condition is symbolic (")
     assert str(info.value).endswith(
         "); Python values other than numbers must be the same in both branches")

@@ -9,6 +9,8 @@ their types are, how to stage a `cond` and a loop, and which iterables a
 `for` loop stages.
 """
 
+import reprlib
+
 from autograph.runtime.backends import Backend
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging.branches import Branches
@@ -105,7 +107,7 @@ class StagingBackend(Backend):
             return f"a Python {type(x).__name__} ({x!r})"
         if self.is_value(x):
             return self.describe_type(self.typeof(x))
-        return f"a Python {type(x).__name__}"
+        return f"a Python {type(x).__name__} ({reprlib.repr(x)})"
 
     # The statements ---------------------------------------------------------------
 

@@ -126,7 +126,7 @@ def emit_call(name, fn, args=(), kwargs=None, effect=False):
     outs = emit("op", name, fn, args, kwargs, avals, effect=effect,
                 attrs={"multi": multi} if multi else None)
     if multi:
-        return multi(outs)
+        return multi._make(outs) if hasattr(multi, "_make") else multi(outs)
     return outs[0]
 
 
@@ -140,13 +140,18 @@ def _aval_of(result):
 
 
 def _dummy_maker(stand_in, fill):
+    """Stand-ins of the symbolic leaves: arrays filled with `fill` (0 or 1),
+    or with fill "eye" identity matrices in the last two axes (invertible,
+    positive definite: what `inv`, `solve` and `cholesky` accept)."""
     def dummy(leaf):
         if type(leaf) is not SymbolicArray:
             return leaf
         if leaf.weak:
-            return python_dummy(leaf.dtype, fill)
+            return python_dummy(leaf.dtype, 0 if fill == 0 else 1)
         shape = tuple(stand_in if d is None else d for d in leaf.shape)
-        base = np.full((), fill, leaf.dtype)
+        if fill == "eye" and len(shape) >= 2:
+            return np.array(np.broadcast_to(np.eye(shape[-2], shape[-1], dtype=leaf.dtype), shape))
+        base = np.full((), 0 if fill == 0 else 1, leaf.dtype)
         size = int(np.prod(shape)) if shape else 1
         if size <= 4096:
             return np.full(shape, base)
@@ -154,45 +159,56 @@ def _dummy_maker(stand_in, fill):
     return dummy
 
 
-def _run(fn, args, kwargs, stand_in, fill):
-    dummy = _dummy_maker(stand_in, fill)
-    a = trees.map_leaves(dummy, args)
-    k = trees.map_leaves(dummy, kwargs)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn(*a, **k)
+def _run(fn, args, kwargs, stand_in, fills):
+    """`fn` on stand-ins, with the first of `fills` that numpy accepts (all
+    zeros are singular: `inv` refuses them, `average` divides by their sum):
+    (result, fill)."""
+    first_error = None
+    for fill in fills:
+        dummy = _dummy_maker(stand_in, fill)
+        a = trees.map_leaves(dummy, args)
+        k = trees.map_leaves(dummy, kwargs)
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return fn(*a, **k), fill
+        except Exception as e:
+            if first_error is None:
+                first_error = e
+    raise first_error
 
 
 def _avals(result):
-    if type(result) in (tuple, list):
+    if isinstance(result, (tuple, list)):
+        # A tuple, a list, or a namedtuple (`np.linalg.eigh` gives EighResult).
         return [_aval_of(r) for r in result], type(result)
     return [_aval_of(result)], None
 
 
 def infer(fn, args, kwargs):
     """Result types of `fn(*args, **kwargs)`: ([(shape, dtype, weak)], multi)
-    where multi is tuple/list when fn returns several arrays.
+    where multi is the tuple, list or namedtuple type when fn returns several
+    arrays.
 
     Runs `fn` on stand-ins twice (unknown dimensions as 2 then 3, array
-    contents 0 then 1); dimensions that differ between the runs are unknown
-    (None): they depend on unknown input dimensions or on the data."""
-    first = _run(fn, args, kwargs, 2, 0)
+    contents 0 then 1, or identity matrices where numpy refuses those);
+    dimensions that differ between the runs are unknown (None): they depend
+    on unknown input dimensions or on the data."""
+    first, fill = _run(fn, args, kwargs, 2, (0, 1, "eye"))
     avals, multi = _avals(first)
     try:
-        second = _run(fn, args, kwargs, 3, 1)
+        # Other contents first: a result shape that depends on them differs.
+        second, _ = _run(fn, args, kwargs, 3, [f for f in (1, "eye", 0) if f != fill] + [fill])
     except Exception:
-        try:
-            second = _run(fn, args, kwargs, 3, 0)
-        except Exception:
-            return avals, multi
+        return avals, multi
     avals2, _ = _avals(second)
     if len(avals2) != len(avals):
         raise TracingError(f"the number of results of {getattr(fn, '__name__', fn)} depends on the data")
     merged = []
-    for (s1, d1, w1), (s2, d2, w2) in zip(avals, avals2):
+    for (s1, d1, w1), (s2, _, _) in zip(avals, avals2, strict=True):
         if len(s1) != len(s2):
             raise TracingError(f"the rank of the result of {getattr(fn, '__name__', fn)} depends on the data")
-        merged.append((tuple(a if a == b else None for a, b in zip(s1, s2)), d1, w1))
+        merged.append((tuple(a if a == b else None for a, b in zip(s1, s2, strict=True)), d1, w1))
     return merged, multi
 
 

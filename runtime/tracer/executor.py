@@ -13,7 +13,9 @@ import re
 
 import numpy as np
 from autograph.runtime.tracer import inplace, passes, trees
+from autograph.runtime.tracer.casting import cast
 from autograph.runtime.tracer.errors import TracingError
+from autograph.runtime.tracer.results import protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
 __all__ = ["CompiledGraph", "compile_graph", "run_fetches"]
@@ -711,6 +713,7 @@ def run_fetches(graph, fetches, feed_dict):
         clone, mapping = graph.clone()
         clone.outputs = [mapping[v] for v in wanted]
         passes.optimize(clone)
+        protect_results(graph, wanted, clone)
         used = passes.used_values(clone)
         needed = [p for p, q in zip(graph.params, clone.params) if q in used]
         entry = cache[key] = (compile_graph(clone), needed)
@@ -729,7 +732,9 @@ def run_fetches(graph, fetches, feed_dict):
 
 
 def _feed(placeholder, value):
-    array = np.asarray(value, placeholder.dtype)
+    from autograph.runtime.tracer.graph import format_type
+    name = f"placeholder {placeholder.name!r}" if placeholder.name else "a placeholder"
+    array = cast(value, placeholder.dtype, f"the value fed to {name} ({format_type(placeholder)})")
     shape = placeholder.shape
     if array.ndim != len(shape) or any(d is not None and d != a for d, a in zip(shape, array.shape)):
         raise ValueError(

@@ -7,8 +7,10 @@ function raises `UnsupportedFunctionError`, which names it and points to
 `autograph.py_function`.
 
 Result shapes and dtypes are numpy's own: they come from running the very
-numpy function on stand-in values of the inputs' dtypes (see
-`context.infer`), so promotion follows NEP 50 with Python scalars weak.
+numpy function on stand-in values of the inputs' dtypes (zeros, ones, or
+identity matrices where numpy refuses singular ones; see `context.infer`),
+so promotion follows NEP 50 with Python scalars weak. Functions that return
+a tuple, list or namedtuple (`np.linalg.eigh`) stage one output per item.
 """
 
 import operator
@@ -33,7 +35,19 @@ __all__ = [
     "unary",
 ]
 
-_SUPPORTED_NAMES = ["sum", "mean", "max", "min", "amax", "amin", "prod", "any", "all", "argmax", "argmin", "nansum", "nanmean", "nanmax", "nanmin", "where", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "cross", "kron", "reshape", "transpose", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "split", "array_split", "zeros_like", "ones_like", "full_like", "empty_like", "clip", "cumsum", "cumprod", "diff", "asarray", "asanyarray", "array", "ascontiguousarray", "copy", "round", "around", "squeeze", "expand_dims", "broadcast_to", "broadcast_arrays", "swapaxes", "moveaxis", "rollaxis", "ravel", "flip", "fliplr", "flipud", "roll", "sort", "argsort", "std", "var", "median", "average", "percentile", "quantile", "trace", "diagonal", "diag", "tril", "triu", "tile", "repeat", "take", "take_along_axis", "nonzero", "argwhere", "count_nonzero", "isclose", "allclose", "array_equal", "nan_to_num", "atleast_1d", "atleast_2d", "atleast_3d", "searchsorted", "digitize", "interp", "convolve", "meshgrid", "real", "imag", "angle", "conj"]
+_SUPPORTED_NAMES = [
+    "sum", "mean", "max", "min", "amax", "amin", "prod", "any", "all", "argmax", "argmin", "nansum",
+    "nanmean", "nanmax", "nanmin", "where", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "cross",
+    "kron", "reshape", "transpose", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack",
+    "split", "array_split", "zeros_like", "ones_like", "full_like", "empty_like", "clip", "cumsum", "cumprod",
+    "diff", "asarray", "asanyarray", "array", "ascontiguousarray", "copy", "round", "around", "squeeze",
+    "expand_dims", "broadcast_to", "broadcast_arrays", "swapaxes", "moveaxis", "rollaxis", "ravel", "flip",
+    "fliplr", "flipud", "roll", "sort", "argsort", "std", "var", "median", "average", "percentile",
+    "quantile", "trace", "diagonal", "diag", "tril", "triu", "tile", "repeat", "take", "take_along_axis",
+    "nonzero", "argwhere", "count_nonzero", "isclose", "allclose", "array_equal", "nan_to_num", "atleast_1d",
+    "atleast_2d", "atleast_3d", "searchsorted", "digitize", "interp", "convolve", "meshgrid", "real", "imag",
+    "angle", "conj"
+]
 
 _LINALG_NAMES = ["norm", "inv", "det", "solve", "pinv", "cholesky", "eigh", "qr", "svd", "slogdet", "matrix_power"]
 
@@ -164,33 +178,51 @@ def unary(ufunc, pyop, a):
 
 # Functions with special meanings.
 
-def _asarray(a, dtype=None, *args, **kwargs):
+def _asarray(a, dtype=None, order=None, *, copy=None, ndmin=0, **ignored):
+    """`np.asarray(a, dtype, copy=copy)` of a symbolic `a`: `a` itself where
+    numpy would return it, else a new value (a copy or a cast)."""
     if not is_symbolic(a):
         with context.suspended():
             return np.asarray(a, dtype)
-    if dtype is None or np.dtype(dtype) == a.dtype and not a.weak:
-        if a.weak:
-            return context.emit_call("asarray", np.asarray, (a,))
-        return a
-    return astype(a, dtype)
+    if dtype is not None and (np.dtype(dtype) != a.dtype or a.weak):
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        result = astype(a, dtype)
+    elif a.weak:
+        result = context.emit_call("asarray", np.asarray, (a,))
+    elif copy:
+        result = context.emit_call("copy", np.copy, (a,))
+    else:
+        result = a
+    if ndmin > result.ndim:
+        result = getitem(result, (None,) * (ndmin - result.ndim) + (Ellipsis,))
+    return result
+
+
+def _array(a, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    """`np.array`: a copy unless `copy` is False or None."""
+    return _asarray(a, dtype, copy=copy, ndmin=ndmin)
+
+
+def _copy(a, order="K", subok=False):
+    """`np.copy`, `x.copy()`: always a new array, which the caller may write into."""
+    return _asarray(a, copy=True)
 
 
 def asarray_override(func):
     """`np.asarray` and friends for the call hook: numpy converts their
     argument with `__array__`, which cannot return a symbolic array."""
+    convert = _array if func is np.array else _asarray
+
     def impl(a, dtype=None, *args, **kwargs):
         if is_symbolic(a):
-            return _asarray(a, dtype)
+            return convert(a, dtype, *args, **kwargs)
         if type(a) in (list, tuple) and any(is_symbolic(v) for v in trees.leaves(a)):
             result = np.stack([impl(v) if type(v) in (list, tuple) else v for v in a])
             return result if dtype is None else astype(result, dtype)
         return func(a, dtype, *args, **kwargs)
     impl.__name__ = func.__name__
     return impl
-
-
-def _copy(a, *args, **kwargs):
-    return a if is_symbolic(a) and not a.weak else _asarray(a)
 
 
 def _np_shape(a):
@@ -206,7 +238,7 @@ def _np_size(a, axis=None):
 
 
 _SPECIAL = {
-    np.asarray: _asarray, np.asanyarray: _asarray, np.array: _asarray,
+    np.asarray: _asarray, np.asanyarray: _asarray, np.array: _array,
     np.ascontiguousarray: _asarray, np.copy: _copy,
     np.shape: _np_shape, np.ndim: _np_ndim, np.size: _np_size,
 }
@@ -235,7 +267,16 @@ def getitem(x, index):
 
 def setitem(target, index, value):
     """Functional `target[index] = value`: a new value; the target keeps its
-    dtype and shape (numpy casts `value` as the assignment would)."""
+    dtype and shape (numpy casts `value` as the assignment would). A
+    concrete array target (`out = np.zeros(3)` in the traced function) is
+    updated functionally too when the index or value is symbolic."""
+    if not is_symbolic(target):
+        if type(target) is not np.ndarray:
+            target[index] = value   # Python's own error, as eager code gives it
+            return target
+        if not target.flags.writeable:
+            raise ValueError("assignment destination is read-only")
+        return context.emit_call("setitem", inplace.setitem_impl, (target, index, value))
     if target.weak:
         raise TypeError("a Python scalar does not support item assignment")
     return context.emit_call("setitem", inplace.setitem_impl, (target, index, value))
