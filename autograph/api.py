@@ -1,16 +1,16 @@
 """The public conversion API: to_graph, to_code, convert, do_not_convert."""
 
 import functools
+import os
 import sys
 import sysconfig
 import types
 import weakref
 
+import autograph.runtime as runtime
+import autograph.runtime.errors as runtime_errors
 from autograph import conversion, logs
 from autograph.errors import ConversionError
-
-import autograph.runtime as runtime
-import autograph.runtime.calls as runtime_calls
 
 __all__ = ["to_graph", "to_code", "convert", "do_not_convert", "set_loop_options"]
 
@@ -50,7 +50,7 @@ def _function_of(entity):
         return inner, lambda g: functools.partial(rebuild(g), *entity.args, **entity.keywords)
     if isinstance(entity, type) or not callable(entity):
         return None, None
-    call = getattr(type(entity), "__call__", None)
+    call = getattr(type(entity), "__call__", None)  # noqa: B004 - the function, not whether it is callable
     if isinstance(call, types.FunctionType):
         return call, lambda g: types.MethodType(g, entity)
     return None, None
@@ -60,30 +60,89 @@ def _describe(entity):
     return getattr(entity, "__qualname__", None) or getattr(entity, "__name__", None) or repr(entity)
 
 
-def to_graph(entity, recursive=True):
+def _options(recursive, strict, include, exclude):
+    """The conversion options (conversion.Options) of the public keywords;
+    `strict=None` means the AUTOGRAPH_STRICT environment variable."""
+    if strict is None:
+        strict = os.environ.get("AUTOGRAPH_STRICT", "").strip().lower() not in ("", "0", "false", "no", "off")
+    return conversion.Options(bool(recursive), bool(strict), _module_names(include, "include"),
+                              _module_names(exclude, "exclude"))
+
+
+def _module_names(names, keyword):
+    if names is None:
+        return ()
+    if isinstance(names, (str, types.ModuleType)):
+        names = [names]
+    try:
+        names = list(names)
+    except TypeError:
+        names = [names]
+    result = set()
+    for name in names:
+        if isinstance(name, types.ModuleType):
+            name = name.__name__
+        if not isinstance(name, str) or not name or not all(part.isidentifier() for part in name.split(".")):
+            raise TypeError(f"{keyword}= takes module names such as 'mylib' or 'mylib.sub' (or modules), "
+                            f"got {name!r}")
+        result.add(name)
+    return tuple(sorted(result))
+
+
+def to_graph(entity, recursive=True, strict=None, include=(), exclude=()):
     """Converts `entity` (a function, lambda, method, staticmethod or
     classmethod object, functools.partial or callable object) into a function
     whose control flow calls the functional operators of `autograph.runtime`.
 
     With Python values the result returns, raises and prints exactly what
     `entity` does. With `recursive=True`, the functions it calls are
-    converted too, on their first call. What cannot be converted (builtins,
-    C functions, code without source) is returned as it is, with a warning.
+    converted too, on their first call, with the same options. What cannot
+    be converted (builtins, C functions, code without source, generators,
+    ...) is returned as it is, with a warning; with `strict=True` (or the
+    environment variable AUTOGRAPH_STRICT=1) that raises ConversionError
+    instead, for `entity` and for every callee.
+
+    Library code (site-packages, the standard library, numpy, ...) called
+    from converted code runs unconverted: `include=['mylib']` converts the
+    functions of module `mylib` and its submodules when converted code calls
+    them; `exclude=['mymodule']` leaves those of user modules unconverted.
     """
     if not callable(entity) and not isinstance(entity, (staticmethod, classmethod)):
         raise TypeError(f"to_graph expects a function or other callable, got {entity!r}")
+    options = _options(recursive, strict, include, exclude)
     function, rebuild = _function_of(entity)
     if function is None:
-        _warn_once(entity, f"{_describe(entity)} has no Python source (a builtin, C function or class); "
-                           "it is returned unconverted")
+        message = (f"cannot convert {_describe(entity)}: it has no Python source (a builtin, C function "
+                   "or class)")
+        if options.strict:
+            raise _strict_error(message, f"`{_describe(entity)}`")
+        _warn_once(entity, f"{message}; it is returned unconverted")
         return entity
     if getattr(function, _DO_NOT_CONVERT, False) or conversion.is_generated(function.__code__):
         return entity
     try:
-        return rebuild(conversion.converted(function, recursive))
+        return rebuild(conversion.converted(function, options))
     except ConversionError as error:
+        _fell_back(function, error, options)
         _warn_once(function, f"{error}; it is returned unconverted")
         return entity
+
+
+def _strict_error(message, name, caller=None):
+    where = f" (called from converted code at {caller})" if caller else ""
+    return ConversionError(f"{message}{where}; strict conversion makes this an error: without strict=True, "
+                           f"{name} would run unconverted, as Python")
+
+
+def _fell_back(function, error, options, caller=None):
+    """What a failed conversion of `function` does: raise (strict), or note
+    why it runs unconverted, for the errors it may meet later."""
+    name = f"`{function.__qualname__}`"
+    if options.strict:
+        raise _strict_error(error, name, caller) from error
+    runtime_errors.note_unconverted(function.__code__, (
+        f"autograph {error} (so {name} runs as Python, unconverted). Pass strict=True to autograph.function "
+        "or autograph.to_graph, or set AUTOGRAPH_STRICT=1, to make such fall-backs errors where they happen"))
 
 
 def to_code(entity, recursive=True):
@@ -95,13 +154,24 @@ def to_code(entity, recursive=True):
     if function is None:
         raise ConversionError(f"cannot convert {_describe(entity)}: it has no Python source "
                               "(builtins, C functions and classes are called as they are)")
-    return conversion.converted_source(function, recursive)
+    return conversion.converted_source(function)
 
 
-def convert(recursive=True):
+def inlined_code(entity):
+    """The source of the code that runs for `entity`: `to_code`'s text after
+    each operator call got its inlined Python meaning (what
+    `python -m autograph to-code FILE:FN --inlined` prints)."""
+    function, _ = _function_of(entity)
+    if function is None:
+        raise ConversionError(f"cannot convert {_describe(entity)}: it has no Python source "
+                              "(builtins, C functions and classes are called as they are)")
+    return conversion.inlined_source(function)
+
+
+def convert(recursive=True, strict=None, include=(), exclude=()):
     """Decorator form of `to_graph`: `@autograph.convert()`."""
     def decorator(f):
-        return to_graph(f, recursive=recursive)
+        return to_graph(f, recursive=recursive, strict=strict, include=include, exclude=exclude)
     return decorator
 
 
@@ -121,7 +191,8 @@ _LIBRARIES = frozenset({
     "autograph", "numpy", "scipy", "jax", "jaxlib", "torch", "tensorflow", "pandas", "gast",
     "pytest", "_pytest", "pluggy", "hypothesis", "typing_extensions", "six", "absl", "google",
 })
-_library_paths = tuple(p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} if p)
+_library_paths = tuple(p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+                       if p)
 _stdlib_names = frozenset(getattr(sys, "stdlib_module_names", ()))
 _module_is_library = {}
 
@@ -139,27 +210,56 @@ def _is_library(f):
     return known
 
 
-def _converted_callee(f):
+def _matches(module, names):
+    return any(module == name or module.startswith(name + ".") for name in names)
+
+
+def _not_converted_because(f, options):
+    """Why converted code calls `f` (a plain function) unconverted with
+    `options`, as a note for later errors; None if it is to be converted."""
+    if conversion.is_generated(f.__code__):
+        return ""
+    name = f.__qualname__
+    if getattr(f, _DO_NOT_CONVERT, False):
+        return f"`{name}` is marked with autograph.do_not_convert, so it runs as Python"
+    module = f.__globals__.get("__name__") or ""
+    if module.partition(".")[0] == "autograph":
+        return ""
+    if _matches(module, options.exclude):
+        return (f"`{name}` is not converted: its module {module!r} is excluded (exclude=...), so it runs "
+                "as Python")
+    if _is_library(f) and not _matches(module, options.include):
+        top = module.partition(".")[0] or module
+        return (f"`{name}` is library code (module {module!r}), which converted code calls unconverted: "
+                f"pass include=[{top!r}] to autograph.function or autograph.to_graph to convert it")
+    return None
+
+
+def _converted_callee(f, options=conversion.DEFAULT):
     """What the runtime's call hook calls instead of `f` (recursive mode):
     the converted function, or `f` itself. For plain functions the answer is
     remembered on `f`, so the hook finds it at once next time."""
     if type(f) is types.FunctionType:
-        result = conversion.cached(f, True)
+        result = conversion.cached(f, options)
         if result is not None:
             return result
-        result = f
-        if not (conversion.is_generated(f.__code__) or getattr(f, _DO_NOT_CONVERT, False) or _is_library(f)):
+        reason = _not_converted_because(f, options)
+        if reason is None:
             try:
-                return conversion.converted(f, True)
+                return conversion.converted(f, options)
             except ConversionError as error:
+                _fell_back(f, error, options, runtime_errors.user_location(2))
                 logs.log(1, "calling %s unconverted: %s", _describe(f), error)
-        runtime_calls.remember(f, result)
-        return result
+        elif reason:
+            runtime_errors.note_unconverted(f.__code__, reason)
+        conversion.remember(f, f, options)
+        return f
     function, rebuild = _function_of(f)
     if function is None or isinstance(f, type):
         return f
-    converted = _converted_callee(function)
+    converted = _converted_callee(function, options)
     return f if converted is function else rebuild(converted)
 
 
 runtime.set_converter(_converted_callee)
+conversion.set_callee_policy(_converted_callee)

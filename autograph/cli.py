@@ -1,7 +1,8 @@
 """Command line: `python -m autograph to-code path/to/file.py:function`.
 
 Prints the generated code of a function defined in a file (`--diff` prints a
-unified diff against the original source instead). The function is found by
+unified diff against the original source instead; `--inlined` prints the
+code that actually runs, after each operator's Python meaning is inlined). The function is found by
 its (possibly dotted) name after the file is imported as a module named
 after it. Errors print one line and exit with status 2.
 """
@@ -54,6 +55,8 @@ def main(argv=None):
     to_code = commands.add_parser("to-code", help="print the generated code of FILE.py:FUNCTION")
     to_code.add_argument("target", metavar="FILE.py:FUNCTION")
     to_code.add_argument("--diff", action="store_true", help="print a unified diff against the original")
+    to_code.add_argument("--inlined", action="store_true",
+                         help="print the code that runs: each operator inlined for Python values")
     to_code.add_argument("--no-recursive", action="store_true", help="do not route calls through the call hook")
     args = parser.parse_args(argv)
 
@@ -61,7 +64,11 @@ def main(argv=None):
 
     try:
         function = _load(args.target)
-        generated = autograph.to_code(function, recursive=not args.no_recursive)
+        if args.inlined:
+            from autograph import api
+            generated = api.inlined_code(function)
+        else:
+            generated = autograph.to_code(function, recursive=not args.no_recursive)
         if args.diff:
             import textwrap
             original = textwrap.dedent(inspect.getsource(function))

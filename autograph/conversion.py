@@ -18,24 +18,35 @@ dead function alive) and per function.
 import ast
 import itertools
 import linecache
+import sys
 import threading
 import types
+import typing
 import weakref
 
 import gast
 
-from autograph import analysis, logs, parsing, templates
-from autograph.errors import ConversionError
-from autograph.naming import Namer
-from autograph.converters import (
-    asserts, break_statements, fast_paths, call_trees, conditional_expressions, continue_statements,
-    control_flow, directives, item_updates, logical_expressions, return_statements,
-)
-
 import autograph.runtime as runtime
 import autograph.runtime.calls as runtime_calls
+from autograph import analysis, logs, parsing, templates
+from autograph.converters import (
+    asserts,
+    break_statements,
+    call_trees,
+    conditional_expressions,
+    continue_statements,
+    control_flow,
+    directives,
+    fast_paths,
+    item_updates,
+    logical_expressions,
+    return_statements,
+)
+from autograph.errors import ConversionError
+from autograph.naming import Namer
 
-__all__ = ["convert_function", "converted_source", "is_generated", "clear_cache", "Context"]
+__all__ = ["convert_function", "converted", "converted_source", "cached", "remember", "is_generated", "clear_cache",
+           "Context", "Options", "DEFAULT", "namespace", "set_callee_policy"]
 
 # Jump lowering runs before the scope analysis; expression converters before
 # control flow, which then sees their lambdas as plain reads.
@@ -46,28 +57,85 @@ EXPRESSIONS = (asserts, call_trees, item_updates, conditional_expressions, logic
 class Context:
     """What converters know about the function being converted."""
 
-    def __init__(self, namer, ag, globals_, recursive, filename="<unknown>"):
+    def __init__(self, namer, ag, globals_, filename="<unknown>", qualname="<unknown>"):
         self.filename = filename
+        self.qualname = qualname
         self.namer = namer
         self.ag = ag
         self.globals = globals_
-        self.recursive = recursive
         self.scope = None
         self.premarked = frozenset()
         self.original_locals = set()
         self.overridden_builtins = frozenset(runtime.OVERRIDDEN_BUILTINS)
 
 
-# The `ag__` object generated code sees: the runtime itself, or, for
-# non-recursive conversion, the runtime with a call hook that converts nothing.
-_NONRECURSIVE = types.ModuleType("autograph.runtime.nonrecursive")
-_NONRECURSIVE.__dict__.update({k: v for k, v in vars(runtime).items() if not k.startswith("__")})
-_NONRECURSIVE.call = runtime.call_builtins
-_NONRECURSIVE.call_site, _NONRECURSIVE.call_method = runtime_calls.site_functions(runtime.call_builtins)
+class Options(typing.NamedTuple):
+    """How converted code treats the functions it calls. The generated code
+    does not depend on them; the `ag__` namespace it runs with does, and the
+    call hook of that namespace converts callees with the same options, so
+    they travel from a function to everything it calls.
+
+    recursive: convert callees (on their first call); False: call them as
+        they are.
+    strict: a callee that cannot be converted raises ConversionError
+        instead of running unconverted.
+    include: module names (a name covers its submodules) whose functions are
+        converted when converted code calls them, even library modules.
+    exclude: module names whose functions are never converted when called.
+    """
+
+    recursive: bool = True
+    strict: bool = False
+    include: tuple = ()
+    exclude: tuple = ()
 
 
-def _namespace(recursive):
-    return runtime if recursive else _NONRECURSIVE
+DEFAULT = Options()
+
+# What the call hook asks about a callee: policy(f, options) -> what to call.
+# The public API installs it (autograph/api.py), as it installs the runtime's.
+_callee_policy = None
+
+
+def set_callee_policy(policy):
+    global _callee_policy
+    _callee_policy = policy
+
+
+_namespaces = {}
+_cache_keys = {DEFAULT: runtime_calls.CACHE_KEY}
+
+
+def cache_key(options):
+    """The `__dict__` key under which a function keeps its conversion with
+    `options` (the runtime's own key for the default options)."""
+    key = _cache_keys.get(options)
+    if key is None:
+        with _lock:
+            key = _cache_keys.setdefault(options, f"__autograph_converted_{len(_cache_keys)}__")
+    return key
+
+
+def namespace(options):
+    """The `ag__` object generated code sees: the runtime itself for the
+    default options; else a copy of it whose call hook follows `options`."""
+    if options == DEFAULT:
+        return runtime
+    found = _namespaces.get(options)
+    if found is not None:
+        return found
+    with _lock:
+        found = _namespaces.get(options)
+        if found is None:
+            found = types.ModuleType(f"autograph.runtime[{options}]")
+            found.__dict__.update({k: v for k, v in vars(runtime).items() if not k.startswith("__")})
+            if options.recursive:
+                found.call = runtime_calls.hook(lambda f: _callee_policy(f, options), cache_key(options))
+            else:
+                found.call = runtime.call_builtins
+            found.call_site, found.call_method = runtime_calls.site_functions(found.call)
+            _namespaces[options] = found
+        return found
 
 
 class _Artifact:
@@ -82,9 +150,13 @@ class _Artifact:
     @property
     def source(self):
         if self._source is None:
-            self._source = ast.unparse(gast.gast_to_ast(self.tree)) + "\n"
+            self._source = deep(_unparse, self.tree, what="show the generated code") + "\n"
             self.tree = None
         return self._source
+
+
+def _unparse(tree):
+    return ast.unparse(gast.gast_to_ast(tree))
 
 
 def _lazy_lines(reference):
@@ -121,7 +193,7 @@ class _CodeCache:
         self._entries.clear()
 
 
-_by_code = (_CodeCache(), _CodeCache())  # [recursive]
+_by_code = _CodeCache()
 # id(code) -> weak reference: code objects compare equal by value, so a
 # WeakSet would also claim the user's code that equals a generated one.
 _generated = {}
@@ -131,8 +203,7 @@ _counter = itertools.count(1)
 def clear_cache():
     """Forgets all conversions (they are redone on next use)."""
     with _lock:
-        for cache in _by_code:
-            cache.clear()
+        _by_code.clear()
         runtime_calls.forget_all()
 
 
@@ -210,10 +281,10 @@ def _rewrite_super(node):
             child.args = templates.located([templates.name("__class__"), templates.name(params[0].id)], child)
 
 
-def _jumps_out_of(stmts, in_loop=False):
-    """The first return/break/continue in `stmts` that leaves them."""
+def _loop_jumps_out_of(stmts, in_loop=False):
+    """The first break/continue in `stmts` that leaves them."""
     for stmt in stmts:
-        if isinstance(stmt, gast.Return) or (isinstance(stmt, (gast.Break, gast.Continue)) and not in_loop):
+        if isinstance(stmt, (gast.Break, gast.Continue)) and not in_loop:
             return stmt
         if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             continue
@@ -223,7 +294,7 @@ def _jumps_out_of(stmts, in_loop=False):
                 loop = in_loop or (field == "body" and isinstance(stmt, (gast.For, gast.While, gast.AsyncFor)))
                 blocks = [h.body for h in inner] if field in ("handlers", "cases") else [inner]
                 for block in blocks:
-                    found = _jumps_out_of(block, loop)
+                    found = _loop_jumps_out_of(block, loop)
                     if found is not None:
                         return found
     return None
@@ -232,34 +303,35 @@ def _jumps_out_of(stmts, in_loop=False):
 _SCOPE_READERS = {"locals": 0, "vars": 0, "eval": 1, "exec": 1, "dir": 0}
 
 
-def _check_supported(node, filename):
+def _check_supported(node, ctx):
     """What conversion cannot express, so the function runs unconverted:
-    a jump out of a `finally` clause (it can swallow an exception in
-    flight), and reading the local scope as a whole (`locals()`, `vars()`,
-    `dir()`, `eval`/`exec` without a namespace), which sees the variables
-    of the body function it runs in."""
+    a `break` or `continue` out of a `finally` clause (it can swallow an
+    exception in flight; for `return` see converters/return_statements.py),
+    and reading the local scope as a whole (`locals()`, `vars()`, `dir()`,
+    `eval`/`exec` without a namespace), which sees the variables of the body
+    function it runs in."""
     for child in _walk_scope(node):
         if (isinstance(child, gast.Call) and isinstance(child.func, gast.Name)
                 and child.func.id in _SCOPE_READERS and len(child.args) <= _SCOPE_READERS[child.func.id]
                 and not child.keywords):
             raise ConversionError(
-                f"{filename}:{child.lineno}: `{child.func.id}()` reads the function's local variables, "
-                "which conversion moves into nested functions; the function runs unconverted. Pass "
-                "the values explicitly to convert it")
+                f"cannot convert {ctx.qualname} ({ctx.filename}:{child.lineno}): `{child.func.id}()` reads the "
+                "function's local variables, which conversion moves into nested functions. Pass the values "
+                "explicitly to convert it")
         if isinstance(child, gast.Try) and child.finalbody:
-            jump = _jumps_out_of(child.finalbody)
+            jump = _loop_jumps_out_of(child.finalbody)
             if jump is not None:
                 keyword = type(jump).__name__.lower()
                 raise ConversionError(
-                    f"{filename}:{jump.lineno}: `{keyword}` inside a `finally` clause is not supported "
-                    f"(it can swallow an exception); the function runs unconverted. Move the `{keyword}` "
-                    "after the try statement to convert it")
+                    f"cannot convert {ctx.qualname} ({ctx.filename}:{jump.lineno}): `{keyword}` inside a `finally` "
+                    f"clause is not supported (it can swallow an exception). Move the `{keyword}` after the try "
+                    "statement to convert it")
 
 
 def _convert_tree(node, ctx):
     """Runs the converters on one function (its nested functions are
     already converted)."""
-    _check_supported(node, ctx.filename)
+    _check_supported(node, ctx)
     _rewrite_super(node)
     ctx.original_locals = analysis.local_names(node)
     for converter in LOWERING:
@@ -330,8 +402,8 @@ def _register(code):
             _register(const)
 
 
-def _artifact(f, recursive):
-    cache = _by_code[bool(recursive)]
+def _artifact(f):
+    cache = _by_code
     code = f.__code__
     artifact = cache.get(code)
     if artifact is not None:
@@ -340,27 +412,7 @@ def _artifact(f, recursive):
         artifact = cache.get(code)
         if artifact is not None:
             return artifact
-        premarked = frozenset()
-        while True:
-            node, filename = parsing.parse_function(f)
-            if not convertible(node):
-                raise ConversionError(f"{f.__qualname__} is a generator or coroutine function: it is left "
-                                      "unconverted and runs as Python")
-            namer = Namer(analysis.all_identifiers(node))
-            ag = namer.fixed("ag__")
-            node = _as_function_def(node, namer)
-            node.decorator_list = []
-            _mangle_private_names(node, f.__qualname__)
-            ctx = Context(namer, ag, f.__globals__, recursive, filename)
-            ctx.premarked = premarked
-            try:
-                node = convert_tree(node, ctx)
-                break
-            except control_flow.Rerun as rerun:
-                premarked = premarked | rerun.names
-        _fill_empty_blocks(node)
-        fast, sites = fast_paths.transform(node, ctx)
-        new_code = _compile(fast, f, filename, ag, sites)
+        node, new_code, filename, sites = deep(_convert, f, what=f"convert {f.__qualname__}")
         key = f"autograph-generated:{f.__qualname__}#{next(_counter)}"
         artifact = _Artifact(new_code, node, key, sites)  # fast_paths shares but never changes `node`
         linecache.cache[key] = (_lazy_lines(weakref.ref(artifact)),)
@@ -372,19 +424,107 @@ def _artifact(f, recursive):
         return artifact
 
 
-def converted_source(f, recursive=True):
+def _convert(f):
+    """(converted tree, code object, file name, call sites) for `f`."""
+    node, fast, ctx, sites = _trees(f)
+    return node, _compile(fast, f, ctx.filename, ctx.ag, sites), ctx.filename, sites
+
+
+def _trees(f):
+    """(the converted tree `to_code` shows, the tree that runs after
+    fast_paths, the conversion context, call sites) for `f`."""
+    premarked = frozenset()
+    while True:
+        node, filename = parsing.parse_function(f)
+        if not convertible(node):
+            raise ConversionError(f"cannot convert {f.__qualname__}: it is a generator or coroutine function, "
+                                  "which conversion leaves as it is (it runs as Python)")
+        namer = Namer(analysis.all_identifiers(node))
+        ag = namer.fixed("ag__")
+        node = _as_function_def(node, namer)
+        node.decorator_list = []
+        _mangle_private_names(node, parsing.code_qualname(f))
+        ctx = Context(namer, ag, f.__globals__, filename, f.__qualname__)
+        ctx.premarked = premarked
+        try:
+            node = convert_tree(node, ctx)
+            break
+        except control_flow.Rerun as rerun:
+            premarked = premarked | rerun.names
+    _fill_empty_blocks(node)
+    fast, sites = fast_paths.transform(node, ctx)
+    return node, fast, ctx, sites
+
+
+# The converters, gast and ast.unparse walk trees recursively, a few Python
+# frames per level: an `elif` chain of 200 branches, a sum of 250 terms or
+# an `and` of 200 operands (whose conversion nests) exceeds the default
+# recursion limit, where Python's own compiler, written in C, does not. Such
+# a conversion runs again in a thread of its own, with a large stack and a
+# recursion limit to match; past that limit the function is not converted.
+DEEP_RECURSION_LIMIT = 50_000
+_DEEP_STACK_SIZE = 512 * 1024 * 1024
+
+
+def deep(fn, *args, what):
+    """`fn(*args)`; if it exceeds the recursion limit, again with room for
+    deep recursion. `what` ('convert f') is for the error past that room."""
+    try:
+        return fn(*args)
+    except RecursionError:
+        pass
+    outcome = []
+
+    def run():
+        try:
+            outcome.append((True, fn(*args)))
+        except BaseException as error:  # handed to the calling thread
+            outcome.append((False, error))
+
+    limit = sys.getrecursionlimit()
+    size = threading.stack_size()
+    try:
+        threading.stack_size(_DEEP_STACK_SIZE)
+    except (ValueError, RuntimeError):  # the platform refuses a stack of that size
+        outcome.append((False, RecursionError()))
+    else:
+        try:
+            sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+            worker = threading.Thread(target=run, name="autograph-deep-conversion")
+            worker.start()
+            worker.join()
+        finally:
+            sys.setrecursionlimit(limit)
+            threading.stack_size(size)
+    succeeded, value = outcome[0]
+    if succeeded:
+        return value
+    if isinstance(value, RecursionError):
+        raise ConversionError(f"cannot {what}: its code nests too deeply (more than {DEEP_RECURSION_LIMIT} "
+                              "levels of recursion in the converter); split it into smaller functions") from None
+    raise value
+
+
+def inlined_source(f):
+    """The source of the code that runs for `f`: the generated code after
+    fast_paths inlined each operator's Python meaning (not cached)."""
+    _, fast, _, _ = deep(_trees, f, what=f"convert {f.__qualname__}")
+    return deep(_unparse, fast, what="show the inlined code") + "\n"
+
+
+def converted_source(f):
     """The generated source of function `f`."""
-    return _artifact(f, recursive).source
+    return _artifact(f).source
 
 
-def convert_function(f, recursive=True):
+def convert_function(f, options=DEFAULT):
     """The converted version of the plain function `f` (not cached per
     function; see `converted`)."""
-    artifact = _artifact(f, recursive)
+    artifact = _artifact(f)
     code = artifact.code
-    ag_value = _namespace(recursive)
+    ag_value = namespace(options)
     cells = []
-    original = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
+    original = dict(zip(f.__code__.co_freevars, f.__closure__ or (), strict=True))
     for name in code.co_freevars:
         if name in original:
             cells.append(original[name])
@@ -398,35 +538,28 @@ def convert_function(f, recursive=True):
     converted.__module__ = f.__module__
     converted.__doc__ = f.__doc__
     converted.__annotations__ = dict(getattr(f, "__annotations__", {}))
-    converted.__dict__.update(f.__dict__)
+    converted.__dict__.update({k: v for k, v in f.__dict__.items() if not k.startswith("__autograph_converted")})
     converted.__autograph_source__ = artifact.filename
     return converted
 
 
-_NONRECURSIVE_KEY = "__autograph_nonrecursive__"
+def cached(f, options=DEFAULT):
+    """The cached conversion of `f` with `options`, or None. The cache lives
+    on the function itself (see runtime.calls), so it dies with it: a global
+    cache would keep the function alive through the converted function's
+    globals."""
+    return runtime_calls.recall(f, cache_key(options))
 
 
-def cached(f, recursive=True):
-    """The cached conversion of `f`, or None. The cache lives on the
-    function itself (see runtime.calls), so it dies with it: a global cache
-    would keep the function alive through the converted function's globals."""
-    if recursive:
-        return runtime_calls.recall(f)
-    entry = f.__dict__.get(_NONRECURSIVE_KEY)
-    if entry is not None and entry[0] is f.__code__ and entry[2] == runtime_calls._epoch:
-        return entry[1]
-    return None
+def remember(f, result, options=DEFAULT):
+    """Caches `result` as what calls of `f` run with `options`."""
+    runtime_calls.remember(f, result, cache_key(options))
 
 
-def converted(f, recursive=True):
+def converted(f, options=DEFAULT):
     """`convert_function` with the per-function cache."""
-    result = cached(f, recursive)
+    result = cached(f, options)
     if result is None:
-        result = convert_function(f, recursive)
-        result.__dict__.pop(runtime_calls.CACHE_KEY, None)
-        result.__dict__.pop(_NONRECURSIVE_KEY, None)
-        if recursive:
-            runtime_calls.remember(f, result)
-        else:
-            f.__dict__[_NONRECURSIVE_KEY] = (f.__code__, result, runtime_calls._epoch)
+        result = convert_function(f, options)
+        remember(f, result, options)
     return result

@@ -6,18 +6,19 @@ file name. It checks that the source found still describes `f` (the file may
 have changed after import) and raises `ConversionError` saying why not.
 """
 
-import __future__
+import __future__  # noqa: I001 - the module, not a future statement
 import ast
 import copy
 import inspect
 import linecache
 import sys
+import types
 
 import gast
 
 from autograph.errors import ConversionError
 
-__all__ = ["parse_function", "parse_source"]
+__all__ = ["code_qualname", "parse_function", "parse_source", "private_name_mangler"]
 
 
 def parse_source(source, filename="<source>"):
@@ -70,7 +71,7 @@ def _find_def(f, filename, lines):
     node = module.body[0].body[0] if indented else module.body[0]
     _shift(node, start - indented, 0)
     if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == code.co_name \
-            and not _compiles_to(source, f):
+            and not _compiles_to(source, f, _imported_names(filename, lines)):
         raise ConversionError(
             f"cannot convert {_describe(f)}: the source at {filename}:{start + 1} no longer matches "
             "the function's code; the file changed since import (reload the module)")
@@ -122,34 +123,33 @@ def _find_lambda(f, filename, lines):
             if names == arg_names:
                 candidates.append(node)
     if len(candidates) > 1:
-        candidates = [n for n in candidates if _same_lambda_code(n, code, filename)]
-    if len(candidates) != 1:
-        where = f"{filename}:{code.co_firstlineno}"
-        if not candidates:
-            raise ConversionError(f"cannot convert lambda at {where}: its source was not found; "
-                                  "the file may have changed since import")
+        candidates = [n for n in candidates if _same_lambda_code(n, f, filename, lines)]
+    where = f"{filename}:{code.co_firstlineno}"
+    if len(candidates) > 1:
         raise ConversionError(f"cannot convert lambda at {where}: several lambdas on that line "
                               "look the same; put it on a line of its own or use a def")
+    if not candidates:
+        raise ConversionError(f"cannot convert lambda at {where}: its source was not found; "
+                              "the file may have changed since import")
+    if not _same_lambda_code(candidates[0], f, filename, lines):
+        raise ConversionError(f"cannot convert lambda at {where}: the source at that line no longer "
+                              "matches the lambda's code; the file changed since import (reload the module)")
     return copy.deepcopy(candidates[0])
 
 
-def _same_lambda_code(node, code, filename):
-    """True if compiling `node` gives the same bytecode as `code`."""
+def _same_lambda_code(node, f, filename, lines):
+    """True if compiling `node` gives the bytecode of the lambda `f`."""
+    code = f.__code__
     expr = gast.gast_to_ast(gast.Expression(body=node))
-    ast.fix_missing_locations(expr)
+    tree = ast.Module(body=[_located(ast.Expr(value=expr.body), expr.body)], type_ignores=[])
+    tree = _with_imports(_enclosed(tree, code.co_freevars), _imported_names(filename, lines))
     try:
-        compiled = compile(expr, filename, "eval")
-    except SyntaxError:
+        compiled = compile(tree, filename, "exec", flags=code.co_flags & _FUTURE_FLAGS,
+                           dont_inherit=True)
+    except (SyntaxError, ValueError):
         return False
-    for const in compiled.co_consts:
-        if hasattr(const, "co_code"):
-            return (const.co_code == code.co_code and const.co_names == code.co_names
-                    and _plain_consts(const) == _plain_consts(code))
-    return False
-
-
-def _plain_consts(code):
-    return tuple(c for c in code.co_consts if not hasattr(c, "co_code"))
+    found = _find_code(compiled, code.co_name)
+    return found is not None and _same_code(found, code, private_name_mangler(code_qualname(f)))
 
 
 _FUTURE_FLAGS = 0
@@ -157,31 +157,107 @@ for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 
-def _compiles_to(source, f):
-    """True if compiling `source` (the text found for `f`, as parsed) gives
-    `f`'s variables, names and constants: the text still is its source.
-    Compiled on its own, `f`'s free variables read as globals."""
-    code = f.__code__
+_imports_cache = {}
+
+
+def _imported_names(filename, lines):
+    """The names that import statements of the file's module level bind:
+    Python 3.11 compiles `name.method()` differently when `name` is one.
+    Cached per file text (the names only, not the tree)."""
+    key = (filename, len(lines), lines[0] if lines else "", lines[-1] if lines else "")
+    names = _imports_cache.get(key)
+    if names is not None:
+        return names
     try:
-        module = compile(source, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        stack = list(ast.parse("".join(lines)).body)
     except (SyntaxError, ValueError):
-        return False
-    mangle = private_name_mangler(f.__qualname__)
-    if _defines_same(module, code, mangle):
-        return True
+        stack = []
+    found = set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update((a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*")
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
+    if len(_imports_cache) > 256:
+        _imports_cache.clear()
+    names = _imports_cache[key] = tuple(sorted(found))
+    return names
+
+
+def _with_imports(tree, imported):
+    """`tree` with `import name` statements (compiled, never run) binding
+    `imported` at its module level, as the file does."""
+    if imported:
+        tree.body[:0] = [_located(ast.Import(names=[ast.alias(name=name) for name in imported]), tree.body[0])]
+    return tree
+
+
+def _located(node, like):
+    """`node`, and the nodes in it without a position, at `like`'s position."""
+    for child in ast.walk(node):
+        if "lineno" in child._attributes and getattr(child, "lineno", None) is None:
+            child.lineno, child.col_offset = like.lineno, like.col_offset
+            child.end_lineno, child.end_col_offset = like.end_lineno, like.end_col_offset
+    return node
+
+
+def _compiles_to(source, f, imported=()):
+    """True if compiling `source` (the text found for `f`, as parsed, in a
+    module that imports `imported`) gives `f`'s bytecode, variables, names
+    and constants: the text still is the source of the code that runs."""
+    code = f.__code__
+    mangle = private_name_mangler(code_qualname(f))
+    trees = [lambda: ast.parse(source)]
     # A function in a test module whose `assert`s pytest rewrote on import.
     rewrite = sys.modules.get("_pytest.assertion.rewrite")
-    if rewrite is None or not _has_name(code, "@pytest_ar"):
-        return False
-    tree = ast.parse(source)
-    rewrite.rewrite_asserts(tree, source.encode(), code.co_filename)
-    module = compile(tree, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
-    return _defines_same(module, code, mangle)
+    if rewrite is not None and _has_name(code, "@pytest_ar"):
+        def rewritten():
+            tree = ast.parse(source)
+            rewrite.rewrite_asserts(tree, source.encode(), code.co_filename)
+            return tree
+        trees.append(rewritten)
+    for make in trees:
+        try:
+            tree = _with_imports(_enclosed(make(), code.co_freevars), imported)
+            module = compile(tree, code.co_filename, "exec",
+                             flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        found = _find_code(module, code.co_name)
+        if found is not None and _same_code(found, code, mangle):
+            return True
+    return False
 
 
-def _defines_same(module, code, mangle):
-    found = [c for c in module.co_consts if hasattr(c, "co_code") and c.co_name == code.co_name]
-    return bool(found) and _same_code(found[0], code, mangle, frozenset(code.co_freevars))
+def _enclosed(tree, freevars):
+    """`tree` (a module whose last statement holds the definition) with that
+    statement inside a function that binds `freevars`: compiled alone, a
+    free variable would read as a global and `nonlocal` would not compile."""
+    if not freevars:
+        return tree
+    definition = tree.body[-1]
+    binds = [ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Constant(value=None))
+             for name in freevars]
+    enclosing = ast.FunctionDef(name="__autograph_enclosing__", args=ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[_located(b, definition) for b in binds] + [definition], decorator_list=[], returns=None,
+        type_comment=None)
+    tree.body[-1] = _located(enclosing, definition)
+    return tree
+
+
+def _find_code(code, name):
+    """The outermost code object named `name` among the constants of `code`
+    and of the code objects nested in it."""
+    level = [code]
+    while level:
+        nested = [c for parent in level for c in parent.co_consts if isinstance(c, types.CodeType)]
+        for candidate in nested:
+            if candidate.co_name == name:
+                return candidate
+        level = nested
+    return None
 
 
 def _has_name(code, name):
@@ -189,22 +265,20 @@ def _has_name(code, name):
         _has_name(c, name) for c in code.co_consts if hasattr(c, "co_code"))
 
 
-def _same_code(compiled, original, mangle, free):
-    # Not co_code: the same source compiles to different bytecode under
-    # other compilers of the same version (pytest's assertion rewriting, for
-    # one). Names, variables and constants change with nearly any edit.
-    if compiled.co_varnames != original.co_varnames or compiled.co_argcount != original.co_argcount:
+def _same_code(compiled, original, mangle):
+    # The bytecode decides (an edit that keeps every name, such as `>` for
+    # `<`, changes only the bytecode); names, variables and constants are
+    # compared too, since the bytecode refers to them by index.
+    if compiled.co_code != original.co_code or compiled.co_argcount != original.co_argcount:
         return False
-    # `free`: the function's free variables, globals when compiled alone
-    # (a name may also be an attribute name, so both readings are tried).
-    names = tuple(mangle(n) for n in compiled.co_names)
-    if names != original.co_names and tuple(n for n in names if n not in free) != original.co_names:
-        return False
+    for field in ("co_varnames", "co_names", "co_freevars", "co_cellvars"):
+        if tuple(mangle(n) for n in getattr(compiled, field)) != getattr(original, field):
+            return False
     if len(compiled.co_consts) != len(original.co_consts):
         return False
-    for mine, theirs in zip(compiled.co_consts, original.co_consts):
+    for mine, theirs in zip(compiled.co_consts, original.co_consts, strict=True):
         if hasattr(mine, "co_code"):
-            if not (hasattr(theirs, "co_code") and _same_code(mine, theirs, mangle, free)):
+            if not (hasattr(theirs, "co_code") and _same_code(mine, theirs, mangle)):
                 return False
         elif type(mine) is not type(theirs) or (mine != theirs and not _same_qualname(mine, theirs)):
             return False
@@ -212,21 +286,34 @@ def _same_code(compiled, original, mangle, free):
 
 
 def _same_qualname(mine, theirs):
-    """A class body's `__qualname__` constant: compiled here it starts with
-    `outer.<locals>.` and lacks the enclosing classes of the original."""
+    """A class body's `__qualname__` constant: compiled here it may start
+    with `__autograph_enclosing__.<locals>.` and lacks the enclosing classes
+    of the original."""
     if not isinstance(mine, str) or ".<locals>." not in mine:
         return False
-    mine = mine[len("outer.<locals>."):] if mine.startswith("outer.<locals>.") else mine
+    mine = mine.removeprefix("__autograph_enclosing__.<locals>.")
     return mine == theirs or theirs.endswith("." + mine)
 
 
+def code_qualname(f):
+    """Where `f` was defined: its code's qualname (functools.wraps copies
+    the wrapped function's `__qualname__` onto a wrapper, which would mangle
+    `__names` for a class the wrapper is not in); `__qualname__` before 3.11."""
+    return getattr(f.__code__, "co_qualname", f.__qualname__)
+
+
 def private_name_mangler(qualname):
-    """The function that mangles `__name` as Python does inside the class
-    that `qualname` names (identity outside classes)."""
+    """The function that mangles `__name` as Python does inside the
+    innermost class around the function `qualname` names, its functions
+    nested in methods included (identity outside classes). In a qualname a
+    class is a part followed by a name; a function, one followed by
+    `<locals>`."""
     parts = qualname.split(".")
-    if len(parts) < 2 or parts[-2] == "<locals>" or not parts[-2].strip("_"):
+    owner = next((parts[i] for i in range(len(parts) - 2, -1, -1)
+                  if parts[i] != "<locals>" and parts[i + 1] != "<locals>"), None)
+    if owner is None or not owner.strip("_"):
         return lambda identifier: identifier
-    prefix = "_" + parts[-2].lstrip("_")
+    prefix = "_" + owner.lstrip("_")
 
     def mangle(identifier):
         if identifier and identifier.startswith("__") and not identifier.endswith("__") and "." not in identifier:

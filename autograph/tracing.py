@@ -11,20 +11,26 @@ counterpart of `tf.function`), `Spec`, `Graph` (explicit-graph flow) and
     print(f.get_concrete_function(np.ones(3), np.int64(4)))   # the graph
 """
 
+import collections
 import functools
 import inspect
 import logging
+import types
 
 import numpy as np
 
+from autograph import signature_cache
 from autograph.runtime.tracer import context, passes, trees
 from autograph.runtime.tracer.casting import cast
+from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.executor import compile_graph
 from autograph.runtime.tracer.graph import Graph, format_type
 from autograph.runtime.tracer.results import copy_result, protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
+from autograph.signature_cache import LRUDict, SignatureCache, describe_key, generalize, relax, signature_key
 
-__all__ = ["ConcreteFunction", "Graph", "Spec", "TracedFunction", "function", "py_function"]
+__all__ = ["ConcreteFunction", "Graph", "Spec", "TracedFunction", "function", "py_function",
+           "run_functions_eagerly"]
 
 logger = logging.getLogger("autograph")
 
@@ -68,6 +74,9 @@ class Spec:
     def is_compatible_with(self, array):
         return (array.dtype == self.dtype and array.ndim == len(self.shape)
                 and all(d is None or d == a for d, a in zip(self.shape, array.shape)))
+
+
+signature_cache.SPEC_TYPES.add(Spec)   # a Spec argument is keyed as the array it describes
 
 
 # py_function
@@ -125,33 +134,7 @@ def _returned(value):
     return "None" if value is None else f"a {type(value).__name__}"
 
 
-# Arguments: which become placeholders, which are part of the cache key.
-
-_SCALARS = (bool, int, float, complex, str, bytes, type(None))
-
-
-def _key(obj):
-    t = type(obj)
-    if t is np.ndarray:
-        return (obj.shape, obj.dtype)
-    if t in _SCALARS:
-        return (t, obj)
-    if isinstance(obj, np.generic):
-        return ((), obj.dtype)
-    if t is tuple or t is list:
-        return (t,) + tuple(_key(x) for x in obj)
-    if t is dict:
-        return (dict,) + tuple((k, _key(v)) for k, v in obj.items())
-    if t is Spec:
-        return (obj.shape, obj.dtype)
-    if isinstance(obj, np.ndarray):
-        return (t, obj.shape, obj.dtype)
-    try:
-        hash(obj)
-        return (t, obj)
-    except TypeError:
-        return (t, id(obj))
-
+# Arguments: which become placeholders (the key of a call is in signature_cache).
 
 def _is_input(leaf):
     return isinstance(leaf, (np.ndarray, np.generic, Spec))
@@ -161,23 +144,17 @@ def _array_leaves(args):
     return [leaf for leaf in trees.leaves(args) if _is_input(leaf)]
 
 
-def _describe_key(key):
-    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], np.dtype):
-        return f"{key[1].name}{list(key[0])}"
-    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], type):
-        return repr(key[1])
-    return repr(key)
-
-
 class ConcreteFunction:
     """One traced graph of an `autograph.function`, compiled for numpy.
     Call it with arguments of the signature it was traced for."""
 
-    def __init__(self, name, graph, output_tree, arg_names, static=None):
+    def __init__(self, name, graph, output_tree, arg_names, static=None, held=()):
         self.name = name
         # The arguments' Python values (numbers, strings, ...), which the
-        # trace took as constants; arrays as _ARRAY.
+        # trace took as constants; arrays as _ARRAY. (`held`: the objects
+        # `static` names by id(), kept alive so that no other takes their id.)
         self._static = static
+        self._held = held
         self.traced_graph = graph
         optimized, _ = graph.clone()
         passes.optimize(optimized)
@@ -229,7 +206,7 @@ class ConcreteFunction:
 
 
 _OUT = object()
-_trace_stack = context._stack
+_LAZY_RESULTS = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 _NUMPY_SCALARS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.generic))
 
 
@@ -251,6 +228,12 @@ def _trace(name, python_function, args, kwargs, arg_names):
     context.push_graph(graph)
     try:
         result = python_function(*symbolic_args, **symbolic_kwargs)
+        if isinstance(result, _LAZY_RESULTS):
+            raise TracingError(
+                f"{name} returned a {type(result).__name__} while it was traced: a generator (or coroutine) "
+                "runs its body only when it is iterated, after the trace has ended, so autograph.function "
+                "cannot trace it. Return the values instead (a list, a tuple, or np.stack of them), or "
+                "trace a function that iterates the generator and returns what it needs")
     finally:
         context.pop_graph(graph)
     outputs = []
@@ -265,20 +248,27 @@ def _trace(name, python_function, args, kwargs, arg_names):
     graph.outputs = outputs
     if tree is _OUT:
         tree = None
-    return ConcreteFunction(name, graph, tree, arg_names, _static_key((args, kwargs)))
+    held = []
+    return ConcreteFunction(name, graph, tree, arg_names, _static_key((args, kwargs), held), held)
 
 
 _ARRAY = object()
 
 
-def _static_key(args):
-    return trees.map_leaves(lambda leaf: _ARRAY if _is_input(leaf) else _key(leaf), args)
+def _static_key(args, held=None):
+    return trees.map_leaves(lambda leaf: _ARRAY if _is_input(leaf) else signature_key(leaf, held), args)
 
 
 def _with_placeholders(value, path, make):
+    # Walks what `trees.leaves` walks, so placeholders and fed leaves agree.
     t = type(value)
     if t is tuple or t is list:
         return t(_with_placeholders(v, f"{path}_{i}", make) for i, v in enumerate(value))
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return t(*(_with_placeholders(v, f"{path}_{n}", make) for n, v in zip(value._fields, value)))
+    if t is slice:
+        return slice(*(_with_placeholders(v, f"{path}_{n}", make)
+                       for n, v in zip(("start", "stop", "step"), (value.start, value.stop, value.step))))
     if t is dict:
         return {k: _with_placeholders(v, f"{path}_{k}", make) for k, v in value.items()}
     if _is_input(value):
@@ -288,14 +278,51 @@ def _with_placeholders(value, path, make):
 
 _MISSING = object()
 
+#: Non-empty while `run_functions_eagerly(True)` is in effect.
+_run_eagerly = []
 
-def _make_entry(args, call):
+
+class run_functions_eagerly:
+    """`run_functions_eagerly(True)` makes every `autograph.function` call run
+    the Python function as written (not converted, nothing traced,
+    `trace_count` unchanged), so breakpoints and `print` work as in plain
+    Python; `run_functions_eagerly(False)` traces again. The setting is
+    global (all threads). As a context manager it restores the previous
+    setting on exit:
+
+        with autograph.run_functions_eagerly(True):
+            f(x)          # runs f's Python code
+    """
+
+    def __init__(self, enabled=True):
+        self._previous = bool(_run_eagerly)
+        _set_run_eagerly(enabled)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _set_run_eagerly(self._previous)
+        return False
+
+
+def _set_run_eagerly(enabled):
+    if enabled and not _run_eagerly:
+        _run_eagerly.append(True)
+    elif not enabled:
+        _run_eagerly.clear()
+
+
+def _make_entry(args, call, used):
     """`__call__` for a TracedFunction: runs `call` directly when the
     arguments have the types (and for arrays the shapes and dtypes) of
-    `args` and no keywords, else the generic path (`_fallback`)."""
+    `args`, no keywords, no thread is tracing and functions do not run
+    eagerly (and marks `used[0]` for the cache's recency); else the generic
+    path (`_fallback`)."""
     names = [f"a{i}" for i in range(len(args))]
     namespace = {"_call": call, "_fallback": _fallback, "_MISSING": _MISSING,
-                 "_trace_stack": _trace_stack}
+                 "_tracing": context.tracing_threads, "_eagerly": _run_eagerly, "_used": used,
+                 "__name__": __name__}
     tests = []
     for i, (name, a) in enumerate(zip(names, args)):
         namespace[f"t{i}"] = type(a)
@@ -306,8 +333,10 @@ def _make_entry(args, call):
             tests.append(f"{name}.dtype is d{i} and {name}.shape == s{i}")
     params = "".join(f"{n}=_MISSING, " for n in names)
     passed = ", ".join(names)
+    checks = tests + ["not rest", "not kwargs", "not _tracing", "not _eagerly"]
     source = (f"def __call__(self, {params}/, *rest, **kwargs):\n"
-              f"    if {' and '.join(tests + ['not rest', 'not kwargs', 'not _trace_stack'])}:\n"
+              f"    if {' and '.join(checks)}:\n"
+              f"        _used[0] = True\n"
               f"        return _call({passed})\n"
               f"    return _fallback(self, ({passed}{',' if len(names) == 1 else ''}), rest, kwargs)\n")
     exec(compile(source, "<autograph entry>", "exec"), namespace)  # noqa: S102 - our own code
@@ -321,31 +350,49 @@ def _fallback(self, given, rest, kwargs):
     return self._generic_call(*args)
 
 
+#: The cache key of the one graph of a function with an input_signature.
+_SIGNATURE_KEY = ("input_signature",)
+
+
 class TracedFunction:
     """The result of `autograph.function(f)`: converts `f`, traces it on its
-    first call per argument signature, then runs the cached graph."""
+    first call per argument signature, then runs the cached graph.
 
-    def __init__(self, python_function, input_signature=None, autograph=True):
+    The graphs live in a `SignatureCache` of `signature_cache.CACHE_SIZE`
+    entries (least recently used evicted first). Calls from several threads
+    are safe: each thread traces into its own graph, and a signature traced
+    by two threads at once is traced once."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
+                 **conversion):
         self.python_function = python_function
+        self._conversion = conversion  # to_graph's strict, include, exclude
         self.input_signature = None if input_signature is None else [
             s if isinstance(s, Spec) else Spec(*s) for s in input_signature]
         self.autograph = autograph
-        self.trace_count = 0
+        self.reduce_retracing = reduce_retracing
         self._converted = None
-        self._cache = {}
-        self._fast_cache = {}
-        self._keys = []
-        self._warned = False
-        self._signature_function = None
         self.__name__ = getattr(python_function, "__name__", "function")
+        self._cache = SignatureCache(self.__name__)
+        self._fast_keys = {}      # (shape, dtype) or numpy scalar type per argument -> cache key
+        self._general = LRUDict()  # reduce_retracing: relaxed key -> the key last traced for it
+        self._recent_keys = collections.deque(maxlen=RETRACE_WARNING_THRESHOLD + 2)
+        self._warned = False
         functools.update_wrapper(self, python_function)
         try:
-            params = list(inspect.signature(python_function).parameters.values())
+            self._signature = inspect.signature(python_function)
+            params = list(self._signature.parameters.values())
         except (TypeError, ValueError):
-            params = []
+            self._signature, params = None, []
         self._param_names = [p.name for p in params
                              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        self._positional_only = sum(1 for p in params if p.kind == p.POSITIONAL_ONLY)
         self._varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
+
+    @property
+    def trace_count(self):
+        """How many times the function has been traced."""
+        return self._cache.traces
 
     def __get__(self, instance, owner):
         if instance is None:
@@ -362,7 +409,7 @@ class TracedFunction:
         if self._converted is None:
             if self.autograph:
                 from autograph import to_graph
-                self._converted = to_graph(self.python_function)
+                self._converted = to_graph(self.python_function, **self._conversion)
             else:
                 self._converted = self.python_function
         return self._converted
@@ -374,7 +421,7 @@ class TracedFunction:
         return self._slow_call(args, kwargs, None)
 
     def _generic_call(self, *args):
-        if not _trace_stack:
+        if not _run_eagerly and not (context.tracing_threads and context.active()):
             # Every argument a numpy array or scalar (the common call), keyed
             # by scalar type or (shape, dtype).
             key = []
@@ -387,48 +434,105 @@ class TracedFunction:
                 else:
                     break
             else:
-                concrete = self._fast_cache.get(tuple(key))
-                if concrete is not None:
-                    return concrete(*args)
-                return self._slow_call(args, {}, tuple(key))
+                key = tuple(key)
+                cache_key = self._fast_keys.get(key)
+                if cache_key is not None:
+                    concrete = self._cache.get(cache_key)
+                    if concrete is not None:
+                        return concrete._call_leaves(*args)
+                return self._slow_call(args, {}, key)
         return self._slow_call(args, {}, None)
 
-    def _remember(self, fast_key, args, call):
-        """Caches `call` for calls whose arguments have the types, shapes and
-        dtypes of `args`, and makes it the fast entry: the latest signature
-        is checked first, with a few `is` tests, in `__call__` itself."""
-        self._fast_cache[fast_key] = call
-        cls = type(self)
-        if cls is TracedFunction:
-            # A class of its own, whose `__call__` checks the latest signature.
-            cls = self.__class__ = type("TracedFunction", (TracedFunction,),
-                                        {"__module__": __name__, "__qualname__": "TracedFunction"})
-        cls.__call__ = _make_entry(args, call)
+    def _remember(self, fast_key, args, cache_key, call):
+        """Caches `cache_key` for calls whose arguments have the types, shapes
+        and dtypes of `args`, and makes `call` the fast entry: the latest
+        signature is checked first, with a few `is` tests, in `__call__`."""
+        with self._cache.lock:
+            if len(self._fast_keys) >= 4 * self._cache.size:
+                self._fast_keys.clear()
+            self._fast_keys[fast_key] = cache_key
+            used = self._cache.pin(cache_key)
+            cls = type(self)
+            if cls is TracedFunction:
+                # A class of its own, whose `__call__` checks the latest signature.
+                cls = self.__class__ = type("TracedFunction", (TracedFunction,),
+                                            {"__module__": __name__, "__qualname__": "TracedFunction"})
+            cls.__call__ = _make_entry(args, call, used)
 
     def _slow_call(self, args, kwargs, fast_key):
         if context.active():
             # Called while another function is traced: inline.
             return self._function_to_trace()(*args, **kwargs)
+        if _run_eagerly:
+            return self.python_function(*args, **kwargs)
+        if kwargs:
+            args, kwargs = self._bind(args, kwargs)
         if self.input_signature is not None:
             concrete = self._signature_concrete()
             inputs = self._signature_inputs(args)
             if fast_key is not None and all(x is y for x, y in zip(inputs, args)):
-                self._remember(fast_key, args, concrete._call_leaves)
+                self._remember(fast_key, args, _SIGNATURE_KEY, concrete._call_leaves)
             return concrete._call_leaves(*inputs)
-        key = tuple(_key(a) for a in args)
-        if kwargs:
-            key += (tuple((k, _key(v)) for k, v in sorted(kwargs.items())),)
-        concrete = self._cache.get(key)
-        if concrete is None:
-            concrete = self._trace_new(key, args, kwargs)
+        cache_key, concrete = self._lookup(args, kwargs)
         if fast_key is not None:
-            self._remember(fast_key, args, concrete._call_leaves)
+            self._remember(fast_key, args, cache_key, concrete._call_leaves)
         return concrete._call_leaves(*_array_leaves((args, kwargs)))
 
+    def _bind(self, args, kwargs):
+        """Keyword arguments bound to the parameters they name, so that
+        `f(x, k=2)` is the call `f(x, 2)`; what remains are keyword-only and
+        `**kwargs` arguments."""
+        if self._signature is None:
+            return args, kwargs
+        # The common case: the keywords name the parameters after the positional arguments.
+        given, end = len(args), len(args) + len(kwargs)
+        if self._positional_only <= given and end <= len(self._param_names):
+            try:
+                return args + tuple(kwargs[name] for name in self._param_names[given:end]), {}
+            except KeyError:
+                pass
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        # Sorted, as in the cache key: the graph's inputs come in this order.
+        return bound.args, dict(sorted(bound.kwargs.items()))
+
+    def _lookup(self, args, kwargs):
+        """(cache key, ConcreteFunction) for a call, tracing if needed."""
+        held = []
+        key = tuple(signature_key(a, held) for a in args)
+        if kwargs:
+            key += (tuple((k, signature_key(v, held)) for k, v in sorted(kwargs.items())),)
+        concrete = self._cache.get(key)
+        if concrete is not None:
+            return key, concrete
+        if self.reduce_retracing:
+            relaxed = relax(key)
+            with self._cache.lock:
+                seen = self._general.get(relaxed)
+                general = None if seen is None else generalize(seen, key)
+                if general is None:
+                    general = key
+                self._general[relaxed] = general
+            if general != key:
+                return general, self._cache.get_or_trace(
+                    general, lambda: self._trace_generalized(general, args, kwargs), held)
+        return key, self._cache.get_or_trace(key, lambda: self._trace(key, args, kwargs), held)
+
+    def _trace_generalized(self, general, args, kwargs):
+        """Traces with Specs of the generalized shapes in place of the arrays."""
+        shapes = iter(_array_shapes(general))
+
+        def spec(leaf):
+            return Spec(next(shapes), leaf.dtype) if _is_input(leaf) else leaf
+
+        args, kwargs = trees.map_leaves(spec, (args, kwargs))
+        return self._trace(general, args, kwargs)
+
     def _signature_concrete(self):
-        if self._signature_function is None:
-            self._signature_function = self._trace_new(None, tuple(self.input_signature), {})
-        return self._signature_function
+        return self._cache.get_or_trace(
+            _SIGNATURE_KEY, lambda: self._trace(None, tuple(self.input_signature), {}))
 
     def _signature_inputs(self, args):
         specs = self.input_signature
@@ -452,21 +556,21 @@ class TracedFunction:
             leaves.append(array)
         return leaves
 
-    def _trace_new(self, key, args, kwargs):
+    def _trace(self, key, args, kwargs):
         fn = self._function_to_trace()
         concrete = _trace(self.__name__, fn, args, kwargs, self._arg_names(len(args)))
-        self.trace_count += 1
         if key is not None:
-            self._cache[key] = concrete
-            self._keys.append((args, key))
-            self._maybe_warn()
+            with self._cache.lock:
+                self._recent_keys.append(key)
+                self._maybe_warn()
         return concrete
 
     def _maybe_warn(self):
-        if self._warned or self.trace_count - 1 <= RETRACE_WARNING_THRESHOLD:
+        # One trace is in progress, not yet counted.
+        if self._warned or self._cache.traces <= RETRACE_WARNING_THRESHOLD:
             return
         self._warned = True
-        keys = [k for _, k in self._keys]
+        keys = list(self._recent_keys)
         width = max(len(k) for k in keys)
         changes = []
         for pos in range(width):
@@ -475,32 +579,51 @@ class TracedFunction:
         pos = max(range(width), key=lambda p: changes[p])
         names = self._arg_names(width)
         name = names[pos] if pos < len(names) else "keyword arguments"
-        seen = ", ".join(_describe_key(k[pos]) for k in keys if pos < len(k))
+        seen = [k[pos] for k in keys if pos < len(k)]
+        # Arrays of one rank and dtype that change shape: reduce_retracing helps.
+        shapes = len({relax(k) for k in seen}) == 1 and any(_array_shapes(k) for k in seen)
         logger.warning(
             "autograph.function %r has been retraced %d times; argument %r changed between "
             "calls (%s). Each new Python value or array shape/dtype triggers a new trace: pass "
-            "numbers as numpy arrays, or give an input_signature with None dimensions.",
-            self.__name__, self.trace_count - 1, name, seen)
+            "numbers as numpy arrays, or give an input_signature with None dimensions%s.",
+            self.__name__, self._cache.traces, name, ", ".join(describe_key(k) for k in seen),
+            "" if self.reduce_retracing or not shapes else ", or use reduce_retracing=True")
 
     def get_concrete_function(self, *args, **kwargs):
         """The traced graph for these arguments (traces if needed). Arguments
         may be Specs."""
         if self.input_signature is not None:
             return self._signature_concrete()
-        key = tuple(_key(a) for a in args)
         if kwargs:
-            key += (tuple((k, _key(v)) for k, v in sorted(kwargs.items())),)
-        concrete = self._cache.get(key)
-        if concrete is None:
-            concrete = self._trace_new(key, args, kwargs)
-        return concrete
+            args, kwargs = self._bind(args, kwargs)
+        return self._lookup(args, kwargs)[1]
 
 
-def function(func=None, *, input_signature=None, autograph=True):
+signature_cache.key_by_identity(TracedFunction)   # an attribute of a traced object
+signature_cache.key_by_identity(ConcreteFunction)
+
+
+def _array_shapes(key):
+    """The shapes of the array leaves of a key, in the order of `trees.leaves`."""
+    if type(key) is tuple and len(key) == 2 and type(key[0]) is tuple and isinstance(key[1], np.dtype):
+        return [key[0]]
+    if type(key) is tuple:
+        return [shape for k in key for shape in _array_shapes(k)]
+    return []
+
+
+def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, strict=None,
+             include=(), exclude=()):
     """Decorator: compiles `func` into traced graphs (see TracedFunction).
 
     `input_signature`: a list of Spec; one trace serves every matching input.
-    `autograph=False`: trace `func` without converting it first."""
+    `autograph=False`: trace `func` without converting it first.
+    `reduce_retracing=True`: when a call retraces only because array shapes
+    changed, trace once more with those dimensions unknown (None), so that
+    later shapes of the same ranks reuse that graph.
+    `strict`, `include`, `exclude`: how `func` and its callees are converted
+    (see `autograph.to_graph`)."""
+    conversion = {"strict": strict, "include": include, "exclude": exclude}
     if func is None:
-        return lambda f: TracedFunction(f, input_signature, autograph)
-    return TracedFunction(func, input_signature, autograph)
+        return lambda f: TracedFunction(f, input_signature, autograph, reduce_retracing, **conversion)
+    return TracedFunction(func, input_signature, autograph, reduce_retracing, **conversion)

@@ -192,15 +192,19 @@ class _Inliner:
             return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]])
         return [templates.assign(templates.store(target), self.fast(expr))]
 
-    def _short_circuit(self, target, operator, first, rest):
-        """`target = first and rest[0] and ...` (or `or`), one operand at a time."""
+    def _short_circuit(self, target, operator, first, rest, inlined=0):
+        """`target = first and rest[0] and ...` (or `or`), one operand at a
+        time; past MAX_INLINED_DEPTH operands, the rest through the operator
+        (each step's fallback holds the rest: inlining all would be O(n**2))."""
         result = self._compute(target, first)
         if not rest:
             return result
         go_on = operator == "and_"  # the value that makes the chain continue
         value = templates.name(target)
-        remaining = templates.call(templates.attr(self.ag, operator), value,
-                                   *[templates.lambda_(operand) for operand in rest])
+
+        def remaining():
+            return templates.call(templates.attr(self.ag, operator), templates.name(target),
+                                  *[templates.lambda_(operand) for operand in rest])
         undecided = gast.Compare(left=value, ops=[gast.IsNot()], comparators=[templates.const(not go_on)])
         is_python = templates.call(templates.attr(self.ag, "is_python"), value)
         # The chain goes on for `go_on` itself, or for any Python value whose
@@ -210,9 +214,12 @@ class _Inliner:
             gast.Compare(left=value, ops=[gast.Is()], comparators=[templates.const(go_on)]),
             gast.BoolOp(op=gast.And(), values=[undecided, is_python, truth])])
         fallback = gast.If(test=gast.BoolOp(op=gast.And(), values=[undecided, templates.not_(is_python)]),
-                           body=[templates.assign(templates.store(target), remaining)], orelse=[])
-        result.append(gast.If(test=goes_on, body=self._short_circuit(target, operator, rest[0], rest[1:]),
-                              orelse=[fallback]))
+                           body=[templates.assign(templates.store(target), remaining())], orelse=[])
+        if inlined + 1 >= MAX_INLINED_DEPTH:
+            following = [templates.assign(templates.store(target), self.fast(remaining()))]
+        else:
+            following = self._short_circuit(target, operator, rest[0], rest[1:], inlined + 1)
+        result.append(gast.If(test=goes_on, body=following, orelse=[fallback]))
         return result
 
     def _logical(self, expr):
@@ -279,6 +286,9 @@ class _Inliner:
         return templates.located([test_fn, body_fn, loop], stmt)
 
     def for_stmt(self, stmt, call, definitions):
+        if _keeps_loop(call):
+            # `set_loop_options(unroll=...)`: the operator decides how to run it.
+            return templates.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn = definitions.get(getattr(call.args[1], "id", None))
         body_fn = definitions[call.args[2].id]
         stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
@@ -311,6 +321,13 @@ class _Inliner:
         ], stmt)
 
 
+def _keeps_loop(call):
+    """True if the loop's options (a dict literal after the names) set `unroll`."""
+    options = call.args[5] if len(call.args) > 5 else None
+    return isinstance(options, gast.Dict) and any(
+        isinstance(k, gast.Constant) and k.value == "unroll" for k in options.keys)
+
+
 class _FastExpressions:
     """Inlines the Python meaning of `ag__.if_exp`, `and_`, `or_` and `not_`
     into expressions, copy-on-write (shared subtrees are never changed):
@@ -337,7 +354,7 @@ class _FastExpressions:
     def visit(self, node):
         if isinstance(node, list):
             items = [self.visit(item) for item in node]
-            return items if any(a is not b for a, b in zip(items, node)) else node
+            return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
         if not isinstance(node, gast.AST):
             return node
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):

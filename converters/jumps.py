@@ -67,6 +67,8 @@ def always_jumps(stmts, is_jump):
         return True
     if isinstance(last, gast.If):
         return always_jumps(last.body, is_jump) and always_jumps(last.orelse, is_jump)
+    if _is_try(last):  # a `finally` clause that always jumps ends every path
+        return always_jumps(last.finalbody, is_jump)
     return False
 
 

@@ -29,12 +29,18 @@ and loops stop when the flag is set:
 `UndefinedReturnValue` means "no return ran yet": `return_value` turns it
 into None (the function fell off its end), and a backend may stand a
 placeholder for it in a branch or iteration that has not returned.
+
+A `return` inside a `finally` clause swallows the exception in flight, which
+a flag cannot do: it stays a real `return` when every path through the
+clause returns and the function needs no flag; otherwise the function is
+not converted (ConversionError, saying so).
 """
 
 import gast
+from autograph.converters import jumps
 
 from autograph import templates
-from autograph.converters import jumps
+from autograph.errors import ConversionError
 
 __all__ = ["transform"]
 
@@ -58,7 +64,7 @@ def _tail_only(stmts, is_tail):
                     return False
         elif isinstance(stmt, gast.Try) or type(stmt).__name__ == "TryStar":
             if not (_tail_only(stmt.body, tail and not stmt.orelse) and _tail_only(stmt.orelse, tail)
-                    and _tail_only(stmt.finalbody, False)
+                    and _tail_only(stmt.finalbody, jumps.always_jumps(stmt.finalbody, _is_return))
                     and all(_tail_only(h.body, tail) for h in stmt.handlers)):
                 return False
         elif isinstance(stmt, (gast.With, gast.AsyncWith)):
@@ -76,6 +82,7 @@ def transform(node, ctx):
     node.body = jumps.structure(node.body, _is_return, into_loops=True)
     if _tail_only(node.body, True):
         return node
+    _check_no_return_in_finally(node, ctx)
     do_return = ctx.namer.new("do_return")
     retval = ctx.namer.new("retval")
 
@@ -105,6 +112,32 @@ def transform(node, ctx):
         templates.assign(templates.store(retval), undefined),
     ], first) + body + templates.located([templates.ret(result)], node.body[-1] if node.body else node)
     return node
+
+
+def _statements(stmts):
+    """The statements in `stmts` and nested in them (not in nested scopes)."""
+    stack = list(reversed(stmts))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in reversed(getattr(stmt, field, None) or []):
+                stack.extend(reversed(child.body) if isinstance(child, (gast.ExceptHandler, gast.match_case))
+                             else [child])
+
+
+def _check_no_return_in_finally(node, ctx):
+    for stmt in _statements(node.body):
+        returns = [s for s in _statements(getattr(stmt, "finalbody", None) or []) if _is_return(s)]
+        if returns:
+            raise ConversionError(
+                f"cannot convert {ctx.qualname} ({ctx.filename}:{returns[0].lineno}): a `return` inside a "
+                "`finally` clause swallows the exception in flight, which conversion can express only when every "
+                "path through the clause ends in `return` and the function returns nowhere from inside a loop "
+                "or from the middle of a block. Make every path through the `finally` clause return, or move "
+                "the `return` after the try statement")
 
 
 def stop_when(loop, flag):

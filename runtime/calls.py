@@ -27,7 +27,7 @@ import weakref
 from autograph.runtime.backends import Backend, backend_of, backend_of_any
 
 __all__ = ["call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh", "remember",
-           "call_site", "call_method", "Site", "recall", "forget_all", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
+           "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
     return f
@@ -51,14 +51,14 @@ CACHE_KEY = "__autograph_converted__"
 _epoch = 0
 
 
-def remember(f, result):
+def remember(f, result, cache_key=CACHE_KEY):
     """Caches `result` as what calls of the plain function `f` run."""
-    f.__dict__[CACHE_KEY] = (f.__code__, result, _epoch)
+    f.__dict__[cache_key] = (f.__code__, result, _epoch)
 
 
-def recall(f):
+def recall(f, cache_key=CACHE_KEY):
     """The cached result for the plain function `f`, or None."""
-    entry = f.__dict__.get(CACHE_KEY)
+    entry = f.__dict__.get(cache_key)
     if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
         return entry[1]
     return None
@@ -239,7 +239,7 @@ def _override_of(f):
     return None
 
 
-def _call_traced(f, converter):
+def _call_traced(f, converter, cache_key=CACHE_KEY):
     """`call(f)` (or `call_builtins(f)`, with `converter` None) under a
     bytecode tracer. Callable objects and partials run unconverted: the
     tracer traces them as they are. (Dynamo gives a method of a tensor no
@@ -251,12 +251,12 @@ def _call_traced(f, converter):
     if converter is None:
         return f
     if cls is _FunctionType:
-        entry = f.__dict__.get(CACHE_KEY)
+        entry = f.__dict__.get(cache_key)
         if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
             return entry[1]
         return _outside(converter, f)
     if cls is _MethodType:
-        return _MethodType(_call_traced(f.__func__, converter), f.__self__)
+        return _MethodType(_call_traced(f.__func__, converter, cache_key), f.__self__)
     return f
 
 
@@ -267,32 +267,41 @@ def call_builtins(f):
     return _OVERRIDES.get(id(f), f)
 
 
-def call(f):
-    """The function to call in place of `f`; see the module docstring."""
-    if _bytecode_traced is not None and _bytecode_traced():
-        return _call_traced(f, _converter)
-    cls = type(f)
-    if cls is _FunctionType:
-        entry = f.__dict__.get(CACHE_KEY)
-        if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
-            return entry[1]
-        return _converter(f)
-    if cls is _BuiltinFunctionType or cls is type:
-        # Builtins, C functions and bound methods of C types; classes.
-        return _OVERRIDES.get(id(f), f)
-    if cls is _MethodType:
-        func = f.__func__
-        if type(func) is _FunctionType:
-            entry = func.__dict__.get(CACHE_KEY)
-            if entry is not None and entry[0] is func.__code__ and entry[2] == _epoch:
-                converted = entry[1]
-                return f if converted is func else _MethodType(converted, f.__self__)
-    if cls in _C_CALLABLES:
-        return f
-    override = _OVERRIDES.get(id(f))
-    if override is not None:
-        return override
-    return _converter(f)
+def hook(converter, cache_key=CACHE_KEY):
+    """The call hook (`call`, see the module docstring) whose user code goes
+    through `converter(f)`, and which finds plain functions' answers under
+    `cache_key` in their `__dict__` (as `remember` stores them). Each set of
+    conversion options has its hook, so the options travel to callees."""
+
+    def call(f):
+        """The function to call in place of `f`; see the module docstring."""
+        if _bytecode_traced is not None and _bytecode_traced():
+            return _call_traced(f, converter, cache_key)
+        cls = type(f)
+        if cls is _FunctionType:
+            entry = f.__dict__.get(cache_key)
+            if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
+                return entry[1]
+            return converter(f)
+        if cls is _BuiltinFunctionType or cls is type:
+            # Builtins, C functions and bound methods of C types; classes.
+            return _OVERRIDES.get(id(f), f)
+        if cls is _MethodType:
+            func = f.__func__
+            if type(func) is _FunctionType:
+                entry = func.__dict__.get(cache_key)
+                if entry is not None and entry[0] is func.__code__ and entry[2] == _epoch:
+                    converted = entry[1]
+                    return f if converted is func else _MethodType(converted, f.__self__)
+        if cls in _C_CALLABLES:
+            return f
+        override = _OVERRIDES.get(id(f))
+        if override is not None:
+            return override
+        return converter(f)
+
+    return call
 
 
+call = hook(lambda f: _converter(f))
 call_site, call_method = site_functions(call)

@@ -5,6 +5,8 @@ so the innermost frame outside this package is the user's statement.
 """
 
 import sys
+import types
+import weakref
 
 __all__ = [
     "AutographError",
@@ -12,6 +14,8 @@ __all__ = [
     "LoopStateError",
     "TracingError",
     "UndefinedOutputError",
+    "note_unconverted",
+    "unconverted_note",
     "user_location",
 ]
 
@@ -55,14 +59,53 @@ def set_traced_location(where):
     _traced_location = where
 
 
+def _user_frame(frame):
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_PACKAGE):
+        frame = frame.f_back
+    return frame
+
+
 def user_location(depth=1):
     """'file:line' of the innermost frame that is not this package's code."""
     where = _traced_location()
     if where is not None:
         return where
-    frame = sys._getframe(depth)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(_PACKAGE):
-        frame = frame.f_back
+    frame = _user_frame(sys._getframe(depth))
     if frame is None:
         return "<unknown>"
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+# Why code runs unconverted. The pipeline notes each function that converted
+# code calls unconverted (a conversion that fell back, library code, ...),
+# so that an error that unconverted code meets later (`bool()` of a symbolic
+# value) says which function was not converted and why, not "convert it".
+# Keyed by id (code objects compare by value), weakly.
+_unconverted = {}
+
+
+def note_unconverted(code, note):
+    """Records `note` (a sentence naming the function and saying why it is
+    not converted) for `code` and the code objects nested in it."""
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        key = id(current)
+        _unconverted[key] = (weakref.ref(current, lambda _, key=key: _unconverted.pop(key, None)), note)
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+
+
+def unconverted_note(depth=1):
+    """The note of the innermost frame, from the innermost user frame outwards,
+    whose code was noted as unconverted; None if there is none before the
+    first frame of converted code (which reads the runtime as `ag__`)."""
+    frame = _user_frame(sys._getframe(depth))
+    while frame is not None:
+        code = frame.f_code
+        entry = _unconverted.get(id(code))
+        if entry is not None and entry[0]() is code:
+            return entry[1]
+        if "ag__" in code.co_freevars:
+            return None
+        frame = frame.f_back
+    return None

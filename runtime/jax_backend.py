@@ -6,11 +6,16 @@ tracers. Where a condition's value is known while tracing (under an eager
 `jax.grad`, say) the statement runs as plain Python, exactly as the
 unconverted function would. Where it is abstract:
 
-  * `if` and conditional expressions become `lax.cond`;
+  * `if` and conditional expressions become `lax.select` where both
+    branches are small and side-effect free (`_selectable`), else `lax.cond`;
   * `while` becomes `lax.while_loop`;
-  * `for` over a traced array, over `enumerate`/`zip` of traced arrays or over
-    `range()` of a traced bound becomes `lax.fori_loop` (reverse-mode
-    differentiable), or `lax.while_loop` when the loop can `break`;
+  * `for` over a traced array or over `enumerate`/`zip` of traced arrays
+    becomes `lax.scan` over the rows, over a static `range()` with
+    `set_loop_options(unroll=False)` a `lax.fori_loop` (both reverse-mode
+    differentiable); where the loop can `break` or `return`, a
+    `lax.while_loop` over the index that stops when it does
+    (`_bounded_while`, which differentiates as the scan form); over `range()`
+    of a traced bound, `lax.while_loop`;
   * `and`, `or`, `not`, `print`, `assert`, `x[i] = v` and the builtins `range`,
     `len`, `int`, `float`, `bool`, `min`, `max`, `sum`, `any`, `all`,
     `enumerate` and `zip` get their traced meaning.
@@ -26,6 +31,7 @@ once jax is imported, so it costs nothing to programs that do not use jax.
 """
 
 import builtins
+import math
 import sys
 
 from autograph.runtime import staging
@@ -46,6 +52,7 @@ def _load():
     global jax, jnp, lax
     if jax is None:
         import jax as jax_module
+        import jax.extend.core  # noqa: F401 - jaxpr_as_fun
         import jax.numpy as jnp_module
         jax, jnp, lax = jax_module, jnp_module, jax_module.lax
 
@@ -89,6 +96,8 @@ def _is_tracer(x):
 
 def _concrete(x):
     """`bool(x)` if x's value is known while tracing, else None."""
+    if isinstance(x, jax.core.Tracer) and math.prod(x.shape) == 1 and x.to_concrete_value() is None:
+        return None  # without the error bool() builds, which costs more than the rest of an `if`
     try:
         return bool(x)
     except jax.errors.ConcretizationTypeError:
@@ -152,23 +161,186 @@ def _pred(flag, what, loc):
     return flag if flag.dtype == bool else flag != 0
 
 
-def _cond(pred, branches):
-    return lax.cond(_pred(pred, branches.what, branches.loc),
-                    branches.callback(0), branches.callback(1))
+# dead equations ---------------------------------------------------------------
 
+def _drop_dead_equations():
+    """Lets JAX drop, from the jaxprs being traced, the equations whose
+    results nobody uses: the loop test that generated code evaluates to
+    find out that it is traced, a retried attempt. The frame of a jaxpr
+    being traced holds its equations; this makes it hold the ones recorded
+    so far weakly, as JAX's own reference-counting DCE (`auto_dce`, used
+    for its tangent traces) does: an equation then stays only while a
+    tracer of its results lives. Equations with effects always stay. Needs
+    jax's internal trace state; where that is not there (another jax
+    version), nothing changes."""
+    try:
+        from weakref import ReferenceType, ref
+
+        from jax._src import core
+        from jax._src.interpreters import partial_eval as pe
+        trace = core.trace_ctx.trace
+    except (ImportError, AttributeError):
+        return
+    while trace is not None:
+        eqns = getattr(getattr(trace, "frame", None), "tracing_eqns", None)
+        if isinstance(trace, pe.DynamicJaxprTrace) and type(eqns) is list:
+            # Back to the last equation made weak by an earlier call.
+            k = len(eqns)
+            while k and type(eqns[k - 1]) is not ReferenceType:
+                k -= 1
+                if type(eqns[k]) is pe.TracingEqn and not eqns[k].effects:
+                    eqns[k] = ref(eqns[k])
+        trace = getattr(trace, "parent_trace", None)
+
+
+# cond ------------------------------------------------------------------------
+
+def _cond(pred, branches):
+    # Both branches are traced before anything is emitted: the second one
+    # traced settles the outputs and raises Retry if the first must change.
+    pred = _pred(pred, branches.what, branches.loc)
+    _drop_dead_equations()
+    outs = _choose(pred, *[_trace(branches.callback(k)) for k in (0, 1)])
+    _drop_dead_equations()
+    return outs
+
+
+# Primitives whose derivative is finite wherever their operands are: where a
+# branch uses only these, `select` gives the gradient `lax.cond` gives.
+_SMOOTH = frozenset("""
+    add sub mul neg max min abs sign select_n convert_element_type copy copy_p integer_pow square
+    eq ne lt le gt ge and or not xor broadcast_in_dim reshape squeeze expand_dims slice dynamic_slice
+    concatenate reduce_sum dot_general transpose pjit jit
+""".split())
+
+SELECT_MAX_ELEMENTS = 64
+
+
+def _selectable(closed):
+    """The rule for `select`: both branches together compute at most
+    SELECT_MAX_ELEMENTS array elements (the sizes of their equations'
+    results, nested equations included: 64 scalar operations, or one on an
+    array of 64 elements), have no effects (print,
+    assert, callbacks) and no loops or conds; and either every output is an
+    integer or boolean, or every primitive is one of _SMOOTH (so that
+    `jax.grad` through the branch not taken adds zeros, never NaN)."""
+    seen, count = set(), 0
+    stack = [c.jaxpr for c in closed]
+    while stack:
+        jaxpr = stack.pop()
+        if jaxpr.effects:
+            return False
+        for eqn in jaxpr.eqns:
+            count += builtins.sum(math.prod(d if type(d) is int else SELECT_MAX_ELEMENTS + 1
+                                            for d in getattr(v.aval, "shape", ())) for v in eqn.outvars)
+            seen.add(eqn.primitive.name)
+            for param in eqn.params.values():
+                inner = getattr(param, "jaxpr", param)
+                if hasattr(inner, "eqns"):
+                    stack.append(inner)
+                elif isinstance(param, (tuple, list)) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
+                    return False  # branches of a cond
+    if count > SELECT_MAX_ELEMENTS or seen & {"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"}:
+        return False
+    exact = not builtins.any(jnp.issubdtype(v.aval.dtype, jnp.inexact) for c in closed for v in c.jaxpr.outvars)
+    return exact or seen <= _SMOOTH
+
+
+def _trace(fn):
+    """`fn()` traced into a closed jaxpr, leaving nothing in the trace that
+    calls it: as `jax.make_jaxpr(fn)()`, through the tracing function that
+    `lax.cond` uses (without `jit`'s argument handling and caches, which
+    cost more than tracing a small branch); `make_jaxpr` where jax has no
+    such function."""
+    try:
+        from jax._src import api_util
+        from jax._src.interpreters import partial_eval as pe
+        from jax._src.tree_util import FlatTree
+        no_args = FlatTree.flatten(((), {}))
+    except (ImportError, AttributeError):
+        return jax.make_jaxpr(fn)()
+    return pe.trace_to_jaxpr(fn, no_args, api_util.debug_info("cond", fn, (), {}))[0]
+
+
+def _choose(pred, true_jaxpr, false_jaxpr):
+    """The outputs of the branch that `pred` picks, from the branches'
+    traced jaxprs: `lax.select` of both where `_selectable` says that is
+    safe (XLA:CPU runs a small select faster than a conditional), else
+    `lax.cond`."""
+    true_fn, false_fn = (jax.extend.core.jaxpr_as_fun(c) for c in (true_jaxpr, false_jaxpr))
+    if not _selectable((true_jaxpr, false_jaxpr)):
+        return lax.cond(pred, true_fn, false_fn)
+    return [a if a is b else lax.select(pred, a, b) for a, b in zip(true_fn(), false_fn())]
+
+
+# loops -----------------------------------------------------------------------
 
 def _loop(loop):
-    """`loop` as a `lax.while_loop`, or as a `fori_loop` (differentiable in
-    reverse mode) where its trip count is known."""
+    """`loop` as a `lax.while_loop`; where its trip count is known, as a
+    `fori_loop` (differentiable in reverse mode), or, if it can stop early
+    (`break`, `return`), as a while loop that stops when it does
+    (`_bounded_while`, differentiable too)."""
+    _drop_dead_equations()
     if loop.trip_count is None:
-        return lax.while_loop(loop.cond_fun, loop.body_fun, loop.init())
-    return lax.fori_loop(0, loop.trip_count, lambda _, c: loop.counted_body_fun(c), loop.init())
+        carry = lax.while_loop(loop.cond_fun, loop.body_fun, loop.init())
+    elif loop.stops_early:
+        carry = _bounded_while(loop.cond_fun, loop.body_fun, loop.init(), loop.trip_count)
+    elif getattr(loop, "rows", None) is not None:
+        # Over arrays: a scan over their rows, as hand-written code does.
+        def step(c, rows):
+            loop.rows[0] = rows
+            return loop.counted_body_fun(c), None
+        carry = lax.scan(step, loop.init(), loop.rows[1])[0]
+    else:
+        carry = lax.fori_loop(0, loop.trip_count, lambda _, c: loop.counted_body_fun(c), loop.init())
+    _drop_dead_equations()
+    return carry
+
+
+def _bounded_while(cond_fun, body_fun, init, trip_count):
+    """`lax.while_loop(cond_fun, body_fun, init)` that stops after at most
+    `trip_count` iterations, differentiable in reverse mode.
+
+    Run, it is a `while_loop`: it stops as soon as `cond_fun` fails. Where
+    it carries floating-point values it is a `custom_jvp` whose derivative
+    is that of `trip_count` iterations of `cond(cond_fun(c), body_fun, id)`
+    (a `scan`), which `jax.grad` can transpose: under `jax.grad(jax.jit(f))`
+    differentiation happens after the loop is traced, so the loop must
+    carry its own rule. Both forms come from one trace of each function."""
+    if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in jax.tree_util.tree_leaves(init)):
+        return lax.while_loop(cond_fun, body_fun, init)
+    body, body_consts = jax.closure_convert(body_fun, init)
+    cond, cond_consts = jax.closure_convert(cond_fun, init)
+    split = builtins.len(body_consts)
+
+    def as_while(init, *consts):
+        return lax.while_loop(lambda c: cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), init)
+
+    def as_scan(init, *consts):
+        def iteration(_, c):
+            return lax.cond(cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), lambda c: c, c)
+        return lax.fori_loop(0, trip_count, iteration, init)
+
+    loop = jax.custom_jvp(as_while)
+    loop.defjvp(lambda primals, tangents: jax.jvp(as_scan, primals, tangents))
+    return loop(init, *body_consts, *cond_consts)
+
+
+def _row(a, i):
+    """`a[i]` for a counter `i` in [0, len(a)): no wrapping of negative indices."""
+    starts = (i,) + (0,) * (jnp.ndim(a) - 1)
+    return lax.squeeze(lax.dynamic_slice(a, starts, (1,) + jnp.shape(a)[1:], allow_negative_indices=False), (0,))
 
 
 def _counted(iterable, over_range, over_arrays):
     if type(iterable) is JaxRange:
         return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
                                over_range())
+    if type(iterable) is range:  # set_loop_options(unroll=False): see operators.for_stmt
+        return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
+                               over_range().replace("whose bound is traced by JAX",
+                                                    "not unrolled (set_loop_options(unroll=False))"),
+                               builtins.len(iterable))
     if type(iterable) is not JaxZip and not _is_abstract(iterable):
         return NotImplemented
     arrays = iterable.arrays if type(iterable) is JaxZip else (iterable,)
@@ -177,8 +349,37 @@ def _counted(iterable, over_range, over_arrays):
             raise TypeError("iteration over a 0-d array")
     kind = iterable.kind if type(iterable) is JaxZip else None
     stop = builtins.min(jnp.shape(a)[0] for a in arrays)
-    return staging.Counted.over_arrays(kind, arrays, getattr(iterable, "start", 0), stop,
-                                       over_arrays(kind), stop)
+    first = getattr(iterable, "start", 0)
+    # rows[0]: the current rows where the loop is a scan over the arrays.
+    rows = [None, tuple(a if jnp.shape(a)[0] == stop else a[:stop] for a in arrays)]
+
+    def row(k, i):
+        return rows[0][k] if rows[0] is not None else _row(arrays[k], i)
+
+    if kind is None:
+        def item(i):
+            return row(0, i)
+    elif kind == "enumerate":
+        def item(i):
+            return (i if type(first) is int and first == 0 else first + i, row(0, i))
+    else:
+        def item(i):
+            return tuple(row(k, i) for k in range(builtins.len(arrays)))
+    return _OverArrays(rows, 0, stop, 1, item, over_arrays(kind), stop)
+
+
+class _OverArrays(staging.Counted):
+    """A counted loop over the rows of arrays: where it cannot stop early it
+    is a `lax.scan` over them (`_loop` reads `rows`)."""
+
+    def __init__(self, rows, *args):
+        super().__init__(*args)
+        self.rows = rows
+
+    def loop(self, backend, extra_test, body, state, names, loc):
+        loop = super().loop(backend, extra_test, body, state, names, loc)
+        loop.rows = None if extra_test is not None else self.rows
+        return loop
 
 
 # builtins --------------------------------------------------------------------

@@ -111,9 +111,22 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     A symbolic iterable (a backend's range or array) goes to the backend's
     `for_loop`. When `extra_test` (the loop's `break` flag) becomes symbolic
     in a Python loop, each later iteration runs under the backend's `cond`.
+
+    With `opts['unroll']` False (`set_loop_options(unroll=False)`), a Python
+    `range` goes to the backend of the state, once the state holds a
+    symbolic value (after the first iteration, run as Python, if it does not
+    hold one before or some variable is not defined yet): the backend may
+    stage the rest as one loop.
     """
     count = len(names)
     backend = backend_of(iterable)
+    if backend is None and type(iterable) is range and opts and opts.get("unroll") is False and iterable:
+        backend = backend_of_any(state)
+        if (backend is None or any(isinstance(v, Undefined) for v in state)) \
+                and (extra_test is None or extra_test(*state) is True):
+            state = _unpack(body(iterable[0], *state), count)
+            iterable = iterable[1:]
+            backend = backend_of_any(state)
     if backend is not None:
         result = backend.for_loop(iterable, extra_test, body, state, names, opts or {})
         if result is not NotImplemented:

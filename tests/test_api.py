@@ -72,6 +72,82 @@ def test_closures_share_cells_with_the_original():
     assert converted(3) == 30 == inner(3)
 
 
+def _counters():
+    count = 0
+    offset = 10
+
+    def bump(x):
+        nonlocal count
+        while x > 0:
+            if x % 2:
+                count += x
+            x -= 1
+        return count + offset
+
+    return bump, lambda y: y * offset + count
+
+
+def test_closures_with_nonlocal_convert():
+    """The source check compiles the inner function inside a function that
+    binds its free variables, where `nonlocal` is legal."""
+    bump, read = _counters()
+    plain_bump, plain_read = _counters()
+    converted, converted_read = autograph.to_graph(bump), autograph.to_graph(read)
+    assert converted is not bump and converted_read is not read
+    assert "nonlocal count" in autograph.to_code(bump)
+    for x in (3, 0, 4):
+        assert converted(x) == plain_bump(x)
+        assert converted_read(x) == plain_read(x)
+
+
+class _Vault:
+    def __init__(self):
+        self.__secret = 4
+
+    def opener(self):
+        def open_(x):
+            if x > self.__secret:
+                return x - self.__secret
+            return 0
+        return open_
+
+
+def test_closure_made_in_a_method_converts_with_its_private_names():
+    """Python mangles `__secret` in functions nested in methods too: the
+    source check and the conversion mangle for the innermost class."""
+    opener = _Vault().opener()
+    converted = autograph.to_graph(opener)
+    assert converted is not opener
+    assert [converted(x) for x in (9, 1)] == [opener(x) for x in (9, 1)]
+
+
+def _counting(fn):
+    @functools.wraps(fn)
+    def counted(*args):
+        counted.__calls = getattr(counted, "__calls", 0) + 1
+        if args[-1] > 0:
+            return fn(*args)
+        return None
+    return counted
+
+
+class _Counted:
+    @_counting
+    def double(self, x):
+        return 2 * x
+
+
+def test_wrapper_renamed_by_functools_wraps_converts():
+    """functools.wraps gives the wrapper the method's `__qualname__`; names
+    are mangled for where the code was defined (`co_qualname`), not for it."""
+    wrapper = _Counted.double
+    assert wrapper.__qualname__ == "_Counted.double"
+    converted = autograph.to_graph(wrapper)
+    assert converted is not wrapper
+    obj = _Counted()
+    assert [converted(obj, x) for x in (3, -1)] == [wrapper(obj, x) for x in (3, -1)]
+
+
 def test_lambda():
     absolute = lambda x: x if x >= 0 else -x  # noqa: E731
     converted = autograph.to_graph(absolute)

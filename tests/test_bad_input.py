@@ -8,7 +8,6 @@ logger; both messages name the function and say why.
 """
 
 import ast
-import functools
 import importlib
 import linecache
 import logging
@@ -207,6 +206,46 @@ def test_source_changed_on_disk_after_import(change, tmp_path, warnings_):
     (warning,) = _warnings(warnings_)
     assert name in warning and "changed" in warning and "unconverted" in warning
     assert g(1) == "original positive" and g(-1) == "original other"
+
+
+_BYTECODE_ONLY = """\
+import math
+
+sign = lambda x: 'lambda positive' if x {op} 0 else 'lambda other'
+
+
+def {name}(x):
+    if math.isfinite(x) and x {op} 0:
+        return 'positive'
+    return 'other'
+"""
+
+
+def test_edit_that_changes_only_the_bytecode_is_refused(tmp_path, warnings_):
+    """`x > 0` edited into `x < 0` after import keeps every name, variable
+    and constant: only the bytecode tells that the text is not what runs."""
+    module, path = _import_module(tmp_path, "bytecode_only_mod", _BYTECODE_ONLY.format(name="edited", op=">"))
+    path.write_text(_BYTECODE_ONLY.format(name="edited", op="<"))
+    os.utime(path, (1, 1))
+    linecache.checkcache()
+    for f, name in ((module.edited, "edited"), (module.sign, "lambda at")):
+        with pytest.raises(ConversionError, match="no longer matches") as info:
+            autograph.to_code(f)
+        assert name in str(info.value) and str(path) in str(info.value)
+        g = autograph.to_graph(f)
+        assert g is f
+        assert [g(v) for v in (1, -1)] == [f(v) for v in (1, -1)]
+    assert module.edited(1) == "positive" and module.sign(1) == "lambda positive"
+
+
+def test_unedited_module_with_imports_converts(tmp_path):
+    """The check compiles the found text as the file does (Python 3.11
+    compiles `module.method()` of an imported name in its own way)."""
+    module, _ = _import_module(tmp_path, "unedited_mod", _BYTECODE_ONLY.format(name="unedited", op=">"))
+    for f in (module.unedited, module.sign):
+        g = autograph.to_graph(f)
+        assert g is not f
+        assert [g(v) for v in (1, -1, 0.5)] == [f(v) for v in (1, -1, 0.5)]
 
 
 # Lambdas sharing a line ---------------------------------------------------------------
@@ -479,7 +518,8 @@ def _dynamic_calls():
         for path in sorted((ROOT / directory).rglob("*.py")):
             tree = ast.parse(path.read_text(), str(path))
             relative = path.relative_to(ROOT).as_posix()
-            for function in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))] + [tree]:
+            functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            for function in functions + [tree]:
                 body = function.body if function is not tree else [
                     n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
                 for node in (n for stmt in body for n in ast.walk(stmt)):
@@ -500,7 +540,7 @@ def test_package_source_evaluates_no_strings():
     assert by_key[("autograph/conversion.py", "_compile", "compile")] == "tree"
     conversion = (ROOT / "autograph/conversion.py").read_text()
     assert re.search(r"tree = gast\.gast_to_ast\(module\)\s+try:\s+code = compile\(tree,", conversion)
-    assert by_key[("autograph/parsing.py", "_same_lambda_code", "compile")] == "expr"
+    assert by_key[("autograph/parsing.py", "_same_lambda_code", "compile")] == "tree"
     assert "expr = gast.gast_to_ast(gast.Expression(body=node))" in (ROOT / "autograph/parsing.py").read_text()
     # no bare-name use of eval/exec elsewhere (getattr(builtins, "eval") and the like)
     for directory in _PACKAGE_DIRS:

@@ -173,3 +173,18 @@ def test_no_file_is_left_behind(module_file):
     _run("to-code", f"{module_file}:calls_helper")
     after = sorted(p for p in os.listdir(module_file.parent) if p != "__pycache__")
     assert after == [p for p in before if p != "__pycache__"]
+
+
+def test_inlined_prints_the_code_that_runs(module_file):
+    result = _run("to-code", f"{module_file}:square_if_positive", "--inlined")
+    assert result.returncode == 0, result.stderr
+    shown = result.stdout
+    # The Python meaning of the `if` is inlined behind a check of the condition,
+    # with the operator call as the fallback for a symbolic one.
+    assert "if cond is True or cond is False or ag__.is_python(cond):" in shown
+    assert "x = ag__.if_stmt(cond, if_body, else_body, (x,), ('x',))" in shown
+    assert shown != _run("to-code", f"{module_file}:square_if_positive").stdout
+    # It is the code that runs: compiled with ag__ bound, it computes what the original does.
+    namespace = {"ag__": autograph.runtime}
+    exec(compile(shown, "<inlined>", "exec"), namespace)
+    assert namespace["square_if_positive"](3.0) == 9.0 and namespace["square_if_positive"](-1.0) == 0.0

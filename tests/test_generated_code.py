@@ -51,7 +51,8 @@ ACCEPTED_FINDINGS = {
         [("F821", "Undefined name `cm`")] * 2,
 }
 # Why to_code may refuse a case: the documented reasons.
-REFUSALS = ("is a generator or coroutine function", "inside a `finally` clause is not supported")
+REFUSALS = ("is a generator or coroutine function", "inside a `finally` clause is not supported",
+            "a `return` inside a `finally` clause swallows")
 
 
 def _generated(fn):

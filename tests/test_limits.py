@@ -15,7 +15,6 @@ import pytest
 import autograph
 from benchmarks import scaling
 
-
 # Recursion ------------------------------------------------------------------
 
 def plain(n):
@@ -164,6 +163,63 @@ def test_python_itself_refuses_21_nested_loops():
     """Why the loop test stops at 20: the original cannot be compiled."""
     with pytest.raises(SyntaxError, match="too many statically nested blocks"):
         compile(scaling.nested_loops_source(21), "<nested>", "exec")
+
+
+# Long chains: Python compiles them (its compiler is C); the converter's
+# tree walks recurse a few frames per level, so these exceeded the default
+# recursion limit and crashed conversion with a raw RecursionError.
+
+def _elif_chain(n):
+    branches = "".join(f"    elif x == {i}:\n        return {i} * 10\n" for i in range(1, n))
+    return f"def f(x):\n    if x == 0:\n        return -5\n{branches}    return -1\n"
+
+
+def _sum_of_terms(n):
+    return "def f(x):\n    return " + " + ".join(f"x * {i}" for i in range(n)) + "\n"
+
+
+def _and_in_if(n):
+    return "def f(x):\n    if " + " and ".join(f"x != {i}" for i in range(n)) + ":\n        return 1\n    return 0\n"
+
+
+def _or_in_while(n):
+    test = " or ".join(f"x == {i}" for i in range(n))
+    return f"def f(x):\n    steps = 0\n    while {test}:\n        x = x + 7\n        steps += 1\n    return x, steps\n"
+
+
+@pytest.mark.parametrize("source", [_elif_chain(200), _sum_of_terms(250), _and_in_if(200), _or_in_while(200)],
+                         ids=["elif_200", "sum_250", "and_200_in_if", "or_200_in_while"])
+def test_long_chains_convert_and_match(source):
+    limit = sys.getrecursionlimit()
+    _convert_and_compare(source, inputs=(0, 1, 5, 150, 199, 250, -3))
+    assert sys.getrecursionlimit() == limit
+
+
+def test_caller_of_a_long_chain_converts_it_on_call():
+    callee = scaling.make_function(_elif_chain(200))
+    caller = scaling.make_function("def caller(x):\n    if x:\n        return callee(x) + 1\n"
+                                   "    return callee(x)\n", name="caller")
+    caller.__globals__["callee"] = callee
+    try:
+        g = autograph.to_graph(caller)
+        assert g is not caller
+        assert [g(x) for x in (0, 7, 199, 500)] == [caller(x) for x in (0, 7, 199, 500)]
+        assert autograph.conversion.cached(callee) not in (None, callee)
+    finally:
+        scaling.forget(callee)
+        scaling.forget(caller)
+
+
+def test_chain_too_deep_even_for_the_deep_retry_falls_back_with_a_conversion_error(monkeypatch):
+    monkeypatch.setattr(autograph.conversion, "DEEP_RECURSION_LIMIT", 300)
+    f = scaling.make_function(_sum_of_terms(400))
+    try:
+        with pytest.raises(autograph.ConversionError, match="cannot convert f: its code nests too deeply"):
+            autograph.to_code(f)
+        g = autograph.to_graph(f)
+        assert g is f and g(3) == sum(3 * i for i in range(400))
+    finally:
+        scaling.forget(f)
 
 
 # Memory -----------------------------------------------------------------------

@@ -15,7 +15,7 @@ from autograph.runtime.backends import Backend
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging.branches import Branches
 from autograph.runtime.staging.loops import Loop
-from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, normalize
+from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, normalize, unflatten
 
 __all__ = ["StagingBackend"]
 
@@ -59,11 +59,12 @@ class StagingBackend(Backend):
         raise NotImplementedError
 
     def flatten(self, value):
-        """(leaves, treedef) of a container of values."""
-        raise NotImplementedError
+        """(leaves, treedef) of a container of values: by default Python's
+        containers (`values.flatten`)."""
+        return flatten(value)
 
     def unflatten(self, treedef, leaves):
-        raise NotImplementedError
+        return unflatten(treedef, leaves)
 
     def predicate(self, flag, what, loc):
         """A traced condition as the boolean scalar the tracer's cond and

@@ -25,13 +25,15 @@ class Loop:
     backend's tracer calls `cond_fun` and `body_fun` (or, for a loop that
     runs exactly `trip_count` iterations, `counted_body_fun`) on the values
     of the carried leaves, which enter as `init()`. `body` returns the state
-    as a tuple."""
+    as a tuple. `stops_early`: a counted loop whose test can stop it before
+    `trip_count` iterations (a `break` or `return`)."""
 
     def __init__(self, backend, test, body, state, names, what, loc,
-                 trip_count=None, counted_body=None):
+                 trip_count=None, counted_body=None, stops_early=False):
         self.backend, self.test, self.body = backend, test, body
         self.state, self.names, self.what, self.loc = tuple(state), names, what, loc
         self.trip_count, self.counted_body = trip_count, counted_body
+        self.stops_early = stops_early
         self.flat = backend.flat(self.state)
         self.leaves = list(self.flat.leaves)
         self.types = {j: backend.typeof(leaf) for j, leaf in enumerate(self.leaves)
@@ -209,4 +211,4 @@ class Counted:
 
         return Loop(backend, test, loop_body, (self.start,) + tuple(state),
                     ("<loop counter>",) + tuple(names), self.what, loc,
-                    self.trip_count, counted_body)
+                    self.trip_count, counted_body, extra_test is not None)

@@ -10,8 +10,8 @@ import numpy as np
 from autograph.runtime.errors import TracingError
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
-__all__ = ["NUMBERS", "Flat", "Retry", "describe_marker", "in_range", "normalize", "pack",
-           "range_bounds", "same_leaf", "same_python"]
+__all__ = ["NUMBERS", "Flat", "Retry", "Treedef", "describe_marker", "flatten", "in_range", "normalize",
+           "pack", "range_bounds", "same_leaf", "same_python", "unflatten"]
 
 #: Python's number types: what a backend widens to its own scalars.
 NUMBERS = (bool, int, float, complex)
@@ -95,6 +95,77 @@ class Flat:
             out.append(self.unflatten(treedef, list(leaves[pos:pos + n])))
             pos += n
         return tuple(out)
+
+
+class Treedef:
+    """The structure of a container, as `flatten` gives it: equal for equal
+    structures, whatever the order in which a dict's keys were inserted."""
+
+    __slots__ = ("orders", "spec")
+
+    def __init__(self, spec, orders):
+        self.spec, self.orders = spec, orders  # orders: each dict's keys as inserted
+
+    def __eq__(self, other):
+        return type(other) is Treedef and self.spec == other.spec
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Treedef({self.spec!r})"
+
+
+def flatten(obj):
+    """(leaves, treedef) of `obj`, a nesting of tuples, lists, dicts, named
+    tuples and slices. A dict gives its values in the order of its sorted
+    keys (as inserted, if they do not sort): two dicts with the same keys
+    give their values in the same order, as in JAX's pytrees."""
+    leaves, orders = [], []
+    return leaves, Treedef(_spec(obj, leaves, orders), orders)
+
+
+def _sorted_keys(d):
+    try:
+        return tuple(sorted(d))
+    except TypeError:
+        return tuple(d)
+
+
+def _spec(obj, leaves, orders):
+    t = type(obj)
+    if t is dict:
+        keys = _sorted_keys(obj)
+        orders.append(tuple(obj))
+        return (dict, keys, tuple(_spec(obj[k], leaves, orders) for k in keys))
+    if t is tuple or t is list or isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return (t, tuple(_spec(item, leaves, orders) for item in obj))
+    if t is slice:
+        return (slice, tuple(_spec(x, leaves, orders) for x in (obj.start, obj.stop, obj.step)))
+    leaves.append(obj)
+    return None
+
+
+def unflatten(treedef, leaves):
+    """The container of structure `treedef` with `leaves`."""
+    return _build(treedef.spec, iter(leaves), iter(treedef.orders))
+
+
+def _build(spec, leaves, orders):
+    if spec is None:
+        return next(leaves)
+    t = spec[0]
+    if t is dict:
+        order = next(orders)
+        values = {k: _build(s, leaves, orders) for k, s in zip(spec[1], spec[2], strict=True)}
+        return {k: values[k] for k in order}
+    items = [_build(s, leaves, orders) for s in spec[1]]
+    if t is tuple:
+        return tuple(items)
+    if t is list:
+        return items
+    if t is slice:
+        return slice(*items)
+    return t(*items)
 
 
 # range() with a traced bound ---------------------------------------------------

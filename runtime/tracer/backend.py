@@ -54,8 +54,6 @@ class TracerBackend(StagingBackend):
     merge = staticmethod(control_flow.merge)
     cast = staticmethod(control_flow.cast)
     describe_type = staticmethod(control_flow.describe_type)
-    flatten = staticmethod(control_flow.flatten)
-    unflatten = staticmethod(control_flow.unflatten)
     predicate = staticmethod(control_flow.predicate)
     stage_cond = staticmethod(control_flow.stage_cond)
     stage_loop = staticmethod(control_flow.stage_loop)

@@ -3,10 +3,12 @@ types are inferred (by running numpy on stand-in values, so shapes and dtypes
 follow numpy's own rules)."""
 
 import contextlib
+import sys
+import threading
 import warnings
 
 import numpy as np
-from autograph.runtime.errors import user_location
+from autograph.runtime.errors import _PACKAGE, user_location
 from autograph.runtime.tracer import trees
 from autograph.runtime.tracer.errors import ScopeError, TracingError
 from autograph.runtime.tracer.graph import Node
@@ -24,34 +26,70 @@ __all__ = [
     "pop_graph",
     "push_graph",
     "python_dummy",
+    "suspended",
+    "tracing_threads",
     "weak_dtype",
 ]
 
-_stack = []
+
+class _ThreadState(threading.local):
+    """One thread's tracing state: the stack of graphs and blocks being
+    traced, innermost last. Each thread traces into its own graphs only."""
+
+    def __init__(self):
+        self.stack = []
+        self.token = object()
+
+
+_state = _ThreadState()
+
+#: One entry per thread that is tracing right now (empty: no thread is).
+#: Lets a caller skip the per-thread check when nothing traces anywhere.
+tracing_threads = []
 
 
 def active():
-    """True while some graph is being traced."""
-    return bool(_stack)
+    """True while this thread traces some graph."""
+    return bool(_state.stack)
 
 
 def current_block():
-    if not _stack:
+    stack = _state.stack
+    if not stack:
         raise TracingError(
             f"symbolic arrays can only be used while a graph is being traced ({user_location()}); "
             "use them inside an autograph.function or a `with autograph.Graph():` block")
-    return _stack[-1]
+    return stack[-1]
+
+
+def _enter(block):
+    state = _state
+    if not state.stack:
+        tracing_threads.append(state.token)
+    state.stack.append(block)
+    # `active` holds the tracing thread's token: a value is usable in this
+    # thread's trace only if its block is active for this thread.
+    block.active = state.token
+
+
+def _exit(state):
+    state.stack.pop()
+    if not state.stack:
+        tracing_threads.remove(state.token)
 
 
 def push_graph(graph):
-    graph.active = True
-    _stack.append(graph)
+    if graph.active and graph.active is not _state.token:
+        raise TracingError("this graph is being traced by another thread; each thread traces "
+                           "into graphs of its own")
+    _enter(graph)
 
 
 def pop_graph(graph):
-    if not _stack or _stack[-1] is not graph:
+    state = _state
+    if not state.stack or state.stack[-1] is not graph:
         raise TracingError("graphs must be exited in the reverse order they were entered")
-    _stack.pop()
+    _exit(state)
     graph.active = False
 
 
@@ -59,24 +97,30 @@ def pop_graph(graph):
 def block_scope(block):
     """Traces into `block` (which must be nested in the current block)."""
     was_active = block.active
-    block.active = True
-    _stack.append(block)
+    _enter(block)
     try:
         yield block
     finally:
-        _stack.pop()
+        _exit(_state)
         block.active = was_active
 
 
 @contextlib.contextmanager
 def suspended():
-    """No graph is being traced inside (for eager evaluation)."""
-    saved = _stack[:]
-    del _stack[:]
+    """No graph is being traced in this thread inside (for eager evaluation)."""
+    state = _state
+    saved = state.stack
+    state.stack = []
+    if saved:
+        tracing_threads.remove(state.token)
     try:
         yield
     finally:
-        _stack[:] = saved
+        if state.stack:
+            tracing_threads.remove(state.token)
+        state.stack = saved
+        if saved:
+            tracing_threads.append(state.token)
 
 
 _WEAK_DTYPES = {bool: np.dtype(bool), int: np.dtype(int), float: np.dtype(float),
@@ -96,12 +140,26 @@ def python_dummy(dtype, fill):
 
 def _check_scope(value):
     block = value.node.block
-    if block is not None and not block.active:
-        raise ScopeError(
-            f"a symbolic value computed inside the {block.label} of a symbolic `if` or loop is "
-            f"used outside it ({user_location()}), for example after being stored in a Python "
-            "list or attribute; make it an output of the branch or loop instead (assign it to a "
-            "variable that is used after the statement)")
+    if block is None or block.active is _state.token:
+        return
+    if block.active:
+        raise TracingError(
+            f"a symbolic value of a graph that another thread is tracing is used here ({user_location()}); "
+            "symbolic values belong to the trace that made them: do not share them between threads")
+    raise ScopeError(
+        f"a symbolic value computed inside the {block.label} of a symbolic `if` or loop is "
+        f"used outside it ({user_location()}), for example after being stored in a Python "
+        "list or attribute; make it an output of the branch or loop instead (assign it to a "
+        "variable that is used after the statement)")
+
+
+def _traced_at():
+    """(file, line) of the innermost frame outside this package: the
+    user's code that emits a node (errors at run time name it)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_PACKAGE):
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 
 def emit(kind, name, fn, args, kwargs, avals, effect=False, blocks=(), attrs=None, hints=None):
@@ -111,6 +169,7 @@ def emit(kind, name, fn, args, kwargs, avals, effect=False, blocks=(), attrs=Non
     for v in node.inputs():
         _check_scope(v)
     node.block = block
+    node.loc = _traced_at()
     for i, (shape, dtype, weak) in enumerate(avals):
         hint = hints[i] if hints else None
         node.outputs.append(SymbolicArray(node, i, shape, dtype, weak, hint))

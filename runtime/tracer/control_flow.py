@@ -2,7 +2,7 @@
 numpy tracer gives the staging core (`autograph.runtime.staging`), which
 decides what a staged statement outputs and carries.
 
-Branch outputs and loop state are nested containers (`trees`) whose leaves
+Branch outputs and loop state are nested containers whose leaves
 are symbolic values, Python numbers or other Python objects. Python numbers
 become constants where they meet a symbolic value; a Python number that is
 loop state becomes a weak value (a Python scalar at run time) so numpy's
@@ -11,7 +11,7 @@ promotion of it stays as in eager code.
 
 import numpy as np
 from autograph.runtime.staging import Counted
-from autograph.runtime.tracer import context, numpy_api, trees
+from autograph.runtime.tracer import context, numpy_api
 from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.graph import Block, Node, format_type
 from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange, SymbolicZip
@@ -113,15 +113,6 @@ def cast(x, t):
     if x.dtype == dtype and len(x.shape) == len(shape):
         return x  # only dimensions became unknown
     return None
-
-
-def flatten(value):
-    return trees.leaves(value), trees.map_leaves(lambda _: None, value)
-
-
-def unflatten(skeleton, leaves):
-    leaves = iter(leaves)
-    return trees.map_leaves(lambda _: next(leaves), skeleton)
 
 
 def predicate(flag, what, loc):

@@ -4,6 +4,8 @@ The errors of branches and loops are shared by every backend that stages
 control flow; they live in `autograph.runtime.errors` and are importable
 from here too."""
 
+import linecache
+
 from autograph.runtime.errors import (
     BranchMismatchError,
     LoopStateError,
@@ -19,6 +21,7 @@ __all__ = [
     "TracingError",
     "UndefinedOutputError",
     "UnsupportedFunctionError",
+    "add_traced_line",
 ]
 
 
@@ -32,3 +35,33 @@ class SymbolicBoolError(TracingError, TypeError):
 
 class ScopeError(TracingError):
     """A symbolic value escaped the branch or loop body that created it."""
+
+
+def add_traced_line(error, graph_name, filename, source, where):
+    """Adds a note to `error`, raised while the compiled graph `graph_name`
+    (`source`, compiled as `filename`) ran, naming the op that failed and
+    the user's file and line that traced it. `where[i]`: the (expression,
+    node) pairs that line i + 1 of `source` evaluates."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+        tb = tb.tb_next
+    if tb is None:
+        return
+    lineno = tb.tb_lineno
+    candidates = where[lineno - 1] if 0 < lineno <= len(where) else []
+    candidates = [(text, node) for text, node in candidates if node is not None and node.loc is not None]
+    if not candidates:
+        return
+    node = candidates[-1][1]   # the op of the line itself
+    positions = list(tb.tb_frame.f_code.co_positions())
+    if 0 <= tb.tb_lasti // 2 < len(positions):
+        _, _, start, end = positions[tb.tb_lasti // 2]
+        line = source.splitlines()[lineno - 1].encode()
+        if start is not None and end is not None:
+            span = line[start:end].decode(errors="replace")
+            # The innermost op whose expression is the one that failed.
+            node = next((n for text, n in candidates if text == span), node)
+    file, line_number = node.loc
+    text = linecache.getline(file, line_number).strip()
+    error.add_note(f"autograph: raised by the op {node.name!r} of graph {graph_name!r}, traced at "
+                   f"{file}:{line_number}" + (f": {text}" if text else ""))

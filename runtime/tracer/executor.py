@@ -1,24 +1,33 @@
 """Runs a graph with numpy by compiling it once to Python source.
 
 Every node becomes one statement on local variables (`v7 = add(v3, 2.0)`),
-a `cond` becomes an `if`/`else`, a `while_loop` a `while` loop; numpy
-callables and constants are bound as closure names. Running a graph is then
+a `cond` becomes an `if`/`else` (an `if` alone in an `else` an `elif`), a
+`while_loop` a `while` or `for` loop; numpy callables and constants are
+bound as closure names. A value read once, right after it is computed, is
+inlined there as an expression, at most MAX_INLINE_DEPTH deep, so that the
+code stays within the parser's limits at any graph size. Copies that `cond`
+and loops need are coalesced by register allocation. Running a graph is then
 a single call of a Python function: no per-op dispatch, dictionary lookup or
-shape check at run time.
+shape check at run time. The body runs in a `try` whose handler notes on an
+error the user's line that traced the failing op.
 """
 
 import math
 import operator
 import re
+from collections import deque
 
 import numpy as np
-from autograph.runtime.tracer import inplace, passes, trees
-from autograph.runtime.tracer.casting import cast
-from autograph.runtime.tracer.errors import TracingError
-from autograph.runtime.tracer.results import protect_results
+from autograph.runtime.tracer import inplace, passes
+from autograph.runtime.tracer.errors import TracingError, add_traced_line
+from autograph.runtime.tracer.for_loops import for_form, pyop
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
-__all__ = ["CompiledGraph", "compile_graph", "run_fetches"]
+__all__ = ["CompiledGraph", "compile_graph"]
+
+#: How deep single-use values nest into one expression before they get a
+#: statement of their own (Python's parser allows 200 parentheses).
+MAX_INLINE_DEPTH = 8
 
 
 _INFIX = {
@@ -54,24 +63,19 @@ def _bool_operand(x):
 _TOKEN = re.compile("\x01(\\d+)\x02")
 
 
-def _regs(text):
-    """The registers a piece of generated text reads."""
-    if "\x01" not in text:
-        return set()
-    return {int(m) for m in _TOKEN.findall(text)}
-
-
 def _group(text):
     """`text` as an operand of `not`: a name as is, an expression in parentheses."""
     return text if text.isidentifier() else f"({text})"
 
 
 def _atomic(text):
-    """True if `text` is a name or a call `f(...)`: no parentheses needed."""
+    """True if `text` is a name, a call `f(...)` or an item `x[...]`: no
+    parentheses needed."""
     if text.isidentifier():
         return True
-    head, paren, _ = text.partition("(")
-    if not paren or not head.isidentifier() or not text.endswith(")"):
+    end = text[-1:]
+    opening = text.find("(" if end == ")" else "[")
+    if end not in ")]" or opening < 1 or not text[:opening].isidentifier():
         return False
     depth = 0
     for i, c in enumerate(text):
@@ -86,123 +90,12 @@ def _atomic(text):
     return True
 
 
-def _pyop(node):
-    return node.attrs.get("pyop", node.fn)
-
-
-def _inside(value, scope):
-    """True if `value` is defined inside `scope` (a loop's block)."""
-    if type(value) is not SymbolicArray:
-        return False
-    block = value.node.block
-    return block is not None and scope is not None and scope.encloses(block)
-
-
-def _const_value(value):
-    if type(value) is SymbolicArray:
-        node = value.node
-        return node.attrs["value"] if node.kind == "const" else None
-    return value
-
-
-class _ForLoop:
-    """How a counted `while_loop` node runs as a Python `for`: `form` is
-    "iter" (`for v in x`), "enumerate" (`for i, v in enumerate(x)`) or
-    "range" (`for i in range(start, stop, step)`)."""
-
-    def __init__(self, **fields):
-        self.__dict__.update(fields)
-
-
-def _for_loop(node, used):
-    """The `for` form of a `while_loop` node whose loop variable `i` (a
-    Python int) is only counted from `start` by a constant `step` while
-    `i < stop` (stop loop-invariant), possibly `& more` (a `break` flag),
-    and is not used after the loop; None when the loop is not of that form."""
-    params = node.attrs["params"]
-    scope = node.attrs.get("scope")
-    test, body = node.blocks
-    if scope is None or not test.outputs or any(n.has_effect() for n in test.nodes):
-        return None
-    flag = test.outputs[0]
-    if type(flag) is not SymbolicArray or flag.node.block is not test or flag.node.kind != "op":
-        return None
-    cmp, conj, more = flag.node, None, None
-    if (_pyop(cmp) is operator.and_ or cmp.fn is np.logical_and) and len(cmp.args) == 2 \
-            and not cmp.kwargs:
-        first, more = cmp.args
-        if type(first) is not SymbolicArray or first.node.block is not test \
-                or first.node.kind != "op" or type(more) is not SymbolicArray:
-            return None
-        conj, cmp = cmp, first.node
-    op = _pyop(cmp)
-    if op not in (operator.lt, operator.gt) or cmp.kwargs or len(cmp.args) != 2:
-        return None
-    counter, stop = cmp.args
-    k = next((j for j, p in enumerate(params) if p is counter), None)
-    if k is None or not counter.weak or counter.dtype.kind not in "iu" \
-            or node.outputs[k] in used or more is counter:
-        return None
-    if type(stop) is SymbolicArray:
-        if stop.shape != () or stop.dtype.kind not in "iu" or _inside(stop, scope):
-            return None
-    elif type(stop) is not int:
-        return None
-    inc = body.outputs[k]
-    if type(inc) is not SymbolicArray or inc.node.block is not body or inc.node.kind != "op":
-        return None
-    inc = inc.node
-    if _pyop(inc) is not operator.add or inc.kwargs or len(inc.args) != 2 \
-            or inc.args[0] is not counter:
-        return None
-    step = inc.args[1]
-    if type(step) is not int or step == 0 or (step > 0) != (op is operator.lt):
-        return None
-    for n in test.nodes:
-        if n is not cmp and n is not conj and any(v is counter for v in n.inputs()):
-            return None
-    if conj is not None and sum(1 for n in test.nodes
-                                for v in n.inputs() if v is cmp.outputs[0]) != 1:
-        return None
-    # How the body reads the counter: `x[i]` of one loop-invariant array, or otherwise.
-    items, arrays, other = [], set(), False
-    for j, out in enumerate(body.outputs):
-        if out is counter and j != k:
-            other = True
-    for n in body.walk():
-        if n is inc:
-            continue
-        for b in n.blocks:
-            if any(v is counter for v in b.outputs):
-                other = True
-        if not any(v is counter for v in n.inputs()):
-            continue
-        if n.kind == "op" and n.name == "getitem" and n.args[1] is counter \
-                and counter is not n.args[0] and len(n.outputs) == 1:
-            items.append(n)
-            arrays.add(n.args[0])
-        else:
-            other = True
-    start = node.args[k]
-    fields = dict(index=k, cmp=cmp, conj=conj, more=more, inc=inc, start=start, stop=stop,
-                  step=step, items=[], array=None)
-    if len(arrays) == 1 and step == 1 and _const_value(start) == 0 and type(_const_value(start)) is int:
-        (x,) = arrays
-        if type(x) is SymbolicArray and not x.weak and x.shape and not _inside(x, scope) and (
-                (type(stop) is int and x.shape[0] == stop)
-                or (type(stop) is SymbolicArray and stop.node.kind == "op" and stop.node.fn is len
-                    and len(stop.node.args) == 1 and stop.node.args[0] is x)):
-            fields.update(items=items, array=x)
-            return _ForLoop(form="enumerate" if other else "iter", **fields)
-    return _ForLoop(form="range", **fields)
-
-
 class _Codegen:
     """Compiles a graph to structured statements on registers, allocates the
     registers to Python names (coalescing copies whose variables do not
     interfere) and prints the statements.
 
-    Statements: ("line", defs, multi, text) | ("move", dsts, srcs, weight) |
+    Statements: ("line", defs, multi, text, node) | ("move", dsts, srcs, weight) |
     ("if", test, then, else) | ("loop", head, test, flag, body) with head
     None (a `while`) or (defs, header text) (a `for`) | ("return", text).
     Registers appear in texts as tokens "\\x01<n>\\x02"."""
@@ -218,10 +111,14 @@ class _Codegen:
         self.depth = 0
         self.skip = set()
         self.adj = {}
+        self.related = set()
+        self.group = {}
         self.parent = []
         self.uses = {}
         self.defs = {}
         self.inline = {}
+        self.alias = {}    # register -> the name it shares (see `emit`)
+        self.split = set() # single-use registers given a statement of their own
 
     def reg(self, value):
         r = self.regs.get(value)
@@ -308,7 +205,7 @@ class _Codegen:
     def truth(self, node):
         """A cheaper expression with the truth value of the node's result
         (`x != 0` of a scalar is `x`), for a loop test; or None."""
-        if _pyop(node) is operator.ne and len(node.args) == 2 and not node.kwargs:
+        if pyop(node) is operator.ne and len(node.args) == 2 and not node.kwargs:
             x, zero = node.args
             if type(x) is SymbolicArray and x.shape == () and x.dtype.kind in "biuf" \
                     and type(zero) in (int, float) and zero == 0:
@@ -330,12 +227,12 @@ class _Codegen:
                     target, index, value = node.args
                     name = self.render(target)
                     stmts.append(("line", [], False,
-                                  f"{name}[{self.render(index)}] = {self.render(value)}"))
+                                  f"{name}[{self.render(index)}] = {self.render(value)}", node))
                     self.regs[node.outputs[0]] = self.reg(target)
                     continue
                 rhs = self.call(node)
                 outs = [self.reg(v) for v in node.outputs]
-                stmts.append(("line", outs, len(outs) != 1 or bool(node.attrs.get("multi")), rhs))
+                stmts.append(("line", outs, len(outs) != 1 or bool(node.attrs.get("multi")), rhs, node))
             elif kind == "cond":
                 outs = [self.reg(v) for v in node.outputs]
                 test = self.render(node.args[0])
@@ -354,7 +251,7 @@ class _Codegen:
     def loop(self, node):
         params = node.attrs["params"]
         test, body = node.blocks
-        form = _for_loop(node, self.used)
+        form = for_form(node, self.used)
         k = form.index if form is not None else -1
         regs = [self.reg(p) for p in params]
         inits = [self.render(v) for v in node.args]
@@ -374,7 +271,7 @@ class _Codegen:
                     and not test_stmts[0][2]:
                 better = self.truth(flag_node)
                 if better is not None:
-                    test_stmts = [("line", test_stmts[0][1], False, better)]
+                    test_stmts = [("line", test_stmts[0][1], False, better, flag_node)]
         else:
             if form.form in ("iter", "enumerate"):
                 item = self.reg(form.items[0].outputs[0])
@@ -400,23 +297,38 @@ class _Codegen:
         body_stmts.append(("move", [regs[i] for i in keep],
                            [self.render(body.outputs[i]) for i in keep], self.depth + 0.5))
         self.depth -= 1
-        for out, r in zip(node.outputs, regs):
+        for out, r in zip(node.outputs, regs, strict=False):
             self.regs[out] = r
         return [entry, ("loop", head, test_stmts, flag, body_stmts)]
 
     # Register allocation: liveness, interference, coalescing of moves.
 
     def interfere(self, defs, live, exclude=()):
-        adj = self.adj
+        """Records that `defs` interfere with the registers in `live`, for
+        the pairs that copies connect (directly or not): no other pair can
+        ever share a name, so no other pair is looked at."""
+        adj, group = self.adj, self.group
         for d in defs:
-            for x in live:
+            members = group.get(d)
+            if members is None:
+                continue
+            for x in members & live if len(members) < len(live) else live & members:
                 if x != d and x not in exclude:
                     adj.setdefault(d, set()).add(x)
                     adj.setdefault(x, set()).add(d)
 
+    def reads(self, text):
+        """The move-related registers `text` reads (liveness is tracked for
+        them only: they alone may share a name)."""
+        if "\x01" not in text:
+            return set()
+        related = self.related
+        return {r for r in map(int, _TOKEN.findall(text)) if r in related}
+
     def live(self, stmts, out):
         """Live registers before `stmts` given those live after; records
         interference at every definition."""
+        regs = self.reads
         live = set(out)
         for s in reversed(stmts):
             kind = s[0]
@@ -425,33 +337,33 @@ class _Codegen:
                 if defs:
                     self.interfere(defs, live | set(defs))
                     live.difference_update(defs)
-                live |= _regs(s[3])
+                live |= regs(s[3])
             elif kind == "move":
                 dsts, srcs = s[1], s[2]
                 after = live | set(dsts)
                 reads = set()
-                for d, src in zip(dsts, srcs):
-                    used = _regs(src)
+                for d, src in zip(dsts, srcs, strict=True):
+                    used = regs(src)
                     bare = used if len(used) == 1 and src == f"\x01{min(used)}\x02" else ()
                     self.interfere([d], after, bare)
                     reads |= used
                 live.difference_update(dsts)
                 live |= reads
             elif kind == "if":
-                live = self.live(s[2], live) | self.live(s[3], live) | _regs(s[1])
+                live = self.live(s[2], live) | self.live(s[3], live) | regs(s[1])
             elif kind == "loop":
                 head, test, flag, body = s[1:]
                 after = set(live)
                 top = set(after)
                 if head is not None:
-                    top |= _regs(head[1]) - set(head[0])
+                    top |= regs(head[1]) - set(head[0])
                 while True:
                     body_in = self.live(body, top)
-                    test_out = after | body_in | (_regs(flag) if flag else set())
+                    test_out = after | body_in | (regs(flag) if flag else set())
                     test_in = self.live(test, test_out)
                     if head is not None:
                         self.interfere(head[0], test_in | set(head[0]))
-                        new = after | (_regs(head[1]) - set(head[0])) | (test_in - set(head[0]))
+                        new = after | (regs(head[1]) - set(head[0])) | (test_in - set(head[0]))
                     else:
                         new = test_in
                     if new <= top:
@@ -459,7 +371,7 @@ class _Codegen:
                     top |= new
                 live = top
             elif kind == "return":
-                live |= _regs(s[1])
+                live |= regs(s[1])
         return live
 
     def find(self, r):
@@ -470,20 +382,18 @@ class _Codegen:
         return r
 
     def allocate(self, stmts, params):
-        """Coalesces move-related registers that do not interfere."""
-        self.live(stmts, set())
-        for i, a in enumerate(params):
-            self.interfere([a], params[i + 1:])
-        self.parent = list(range(self.count))
+        """Coalesces move-related registers that do not interfere. Only
+        registers that some copy relates are tracked; parameters (all
+        defined at once) never share a name."""
         moves = []
 
         def collect(block):
             for s in block:
                 if s[0] == "move":
-                    for d, src in zip(s[1], s[2]):
-                        used = _regs(src)
-                        if len(used) == 1 and src == f"\x01{next(iter(used))}\x02":
-                            moves.append((-s[3], len(moves), d, next(iter(used))))
+                    for d, src in zip(s[1], s[2], strict=True):
+                        m = _TOKEN.fullmatch(src)
+                        if m is not None:
+                            moves.append((-s[3], len(moves), d, int(m.group(1))))
                 elif s[0] == "if":
                     collect(s[2])
                     collect(s[3])
@@ -491,14 +401,34 @@ class _Codegen:
                     collect(s[2])
                     collect(s[4])
         collect(stmts)
-        adj = {r: set(n) for r, n in self.adj.items()}
+        self.related = {r for m in moves for r in m[2:]}
+        # The groups of registers that copies connect.
+        parent = {r: r for r in self.related}
+
+        def root(r):
+            while parent[r] != r:
+                parent[r] = parent[parent[r]]
+                r = parent[r]
+            return r
+        for _, _, d, src in moves:
+            parent[root(d)] = root(src)
+        groups = {}
+        for r in self.related:
+            groups.setdefault(root(r), set()).add(r)
+        self.group = {r: groups[root(r)] for r in self.related}
+        self.live(stmts, set())
+        self.parent = list(range(self.count))
+        fixed = set(params)   # class representatives that hold a parameter
+        adj = self.adj
         for _, _, d, src in sorted(moves):
             a, b = self.find(d), self.find(src)
-            if a == b or b in adj.get(a, ()):
+            if a == b or b in adj.get(a, ()) or (a in fixed and b in fixed):
                 continue
             if a > b:
                 a, b = b, a
             self.parent[b] = a
+            if b in fixed:
+                fixed.add(a)
             for n in adj.pop(b, ()):
                 adj[n].discard(b)
                 adj[n].add(a)
@@ -507,18 +437,29 @@ class _Codegen:
     # Printing.
 
     def name(self, r):
-        return f"v{self.find(r)}"
+        r = self.find(r)
+        return self.alias.get(r) or f"v{r}"
 
     def sub(self, text):
+        """`text` with registers as names, or as the expression inlined for
+        them; `self.depth_used`: the deepest inlined expression it took."""
+        self.depth_used = 0
+        self.nodes_used = []
+        self.names_read = []
         if "\x01" not in text:
             return text
         whole = _TOKEN.fullmatch(text) is not None
 
         def replace(m):
             r = self.find(int(m.group(1)))
-            expr = self.inline.pop(r, None)
-            if expr is None:
-                return f"v{r}"
+            entry = self.inline.pop(r, None)
+            if entry is None:
+                self.names_read.append(r)
+                return self.alias.get(r) or f"v{r}"
+            expr, depth, nodes, names = entry
+            self.depth_used = max(self.depth_used, depth)
+            self.nodes_used += nodes
+            self.names_read += names
             return expr if whole or _atomic(expr) else f"({expr})"
         return _TOKEN.sub(replace, text)
 
@@ -586,72 +527,145 @@ class _Codegen:
             return " ".join(s[2])
         return None
 
-    def emit(self, stmts, indent, lines, trailing=None):
-        """Prints `stmts`; `trailing`: the text evaluated right after them."""
-        pad = "    " * indent
+    def emit(self, stmts, trailing=None):
+        """The printable items of `stmts`; `trailing`: the text evaluated
+        right after them. Items: ("line", text, nodes) | ("if", clauses,
+        else_items) with clauses [(test, items, nodes)] | ("block", header,
+        items, nodes); `nodes` lists the (expression, node) pairs a line
+        evaluates, for errors at run time."""
+        items = []
         for i, s in enumerate(stmts):
             kind = s[0]
             following = self.evaluated(stmts[i + 1]) if i + 1 < len(stmts) else trailing
             r = self.inlinable(s, following)
             if r is not None:
-                self.inline[r] = self.sub(s[3])
+                text = self.sub(s[3])
+                depth = self.depth_used + 1
+                nodes = self.nodes_used + [(text, s[4])]
+                if depth <= MAX_INLINE_DEPTH:
+                    self.inline[r] = (text, depth, nodes, self.names_read)
+                    continue
+                # Deep enough: a statement of its own, so that no expression
+                # nests without bound (the parser's limits). It takes the
+                # name of the previous such value that it reads (read only
+                # here), so that a long chain keeps one array alive, not one
+                # per statement.
+                previous = next((q for q in self.names_read if q in self.split), None)
+                if previous is not None:
+                    self.split.discard(previous)
+                    self.alias[r] = self.name(previous)
+                self.split.add(r)
+                items.append(("line", f"{self.name(r)} = {text}", nodes))
                 continue
             if kind == "line":
                 defs, multi, text = s[1], s[2], self.sub(s[3])
+                nodes = self.nodes_used + [(text, s[4])]
                 if not defs:
-                    lines.append(pad + text)
+                    items.append(("line", text, nodes))
                 elif multi:
-                    lines.append(pad + "".join(self.name(d) + ", " for d in defs) + "= " + text)
+                    items.append(("line", "".join(self.name(d) + ", " for d in defs) + "= " + text, nodes))
                 else:
-                    lines.append(f"{pad}{self.name(defs[0])} = {text}")
+                    items.append(("line", f"{self.name(defs[0])} = {text}", nodes))
             elif kind == "move":
-                pairs = [(self.name(d), self.sub(src)) for d, src in zip(s[1], s[2])]
-                pairs = [(d, src) for d, src in pairs if d != src]
-                if len(pairs) > 1 and any(re.search(rf"\b{d}\b", src)
-                                          for i, (d, _) in enumerate(pairs)
-                                          for _, src in pairs[i + 1:]):
-                    lines.append(pad + ", ".join(d for d, _ in pairs) + " = "
-                                 + ", ".join(src for _, src in pairs))
+                pairs, nodes = [], []
+                for d, src in zip(s[1], s[2], strict=True):
+                    pair = (self.name(d), self.sub(src))
+                    nodes += self.nodes_used
+                    if pair[0] != pair[1]:
+                        pairs.append(pair)
+                if len(pairs) > 1 and _conflict(pairs):
+                    items.append(("line", ", ".join(d for d, _ in pairs) + " = "
+                                  + ", ".join(src for _, src in pairs), nodes))
                 else:
-                    lines.extend(f"{pad}{d} = {src}" for d, src in pairs)
+                    # Sequential copies; an inlined expression stays with its line.
+                    for d, src in pairs:
+                        items.append(("line", f"{d} = {src}", nodes))
+                        nodes = []
             elif kind == "if":
                 test = self.sub(s[1])
-                then, other = [], []
-                self.emit(s[2], indent + 1, then)
-                self.emit(s[3], indent + 1, other)
-                if then:
-                    lines.append(f"{pad}if {test}:")
-                    lines.extend(then)
-                    if other:
-                        lines.append(f"{pad}else:")
-                        lines.extend(other)
-                elif other:
-                    lines.append(f"{pad}if not {_group(test)}:")
-                    lines.extend(other)
+                nodes = self.nodes_used
+                then, other = self.emit(s[2]), self.emit(s[3])
+                if not then and not other:
+                    if nodes:
+                        items.append(("line", test, nodes))
+                    continue
+                if not then:
+                    if len(other) == 1 and other[0][0] == "if":
+                        then = [("line", "pass", [])]
+                    else:
+                        test, then, other = f"not {_group(test)}", other, []
+                clauses = deque([(test, then, nodes)])
+                if len(other) == 1 and other[0][0] == "if":
+                    # An `if` alone in an `else`: `elif`, at the same depth.
+                    _, inner, other = other[0]
+                    inner.appendleft(clauses[0])
+                    clauses = inner
+                items.append(("if", clauses, other))
             elif kind == "loop":
                 head, test, flag, body = s[1:]
                 inner = []
                 if head is None:
-                    test_lines = self.emit(test, indent + 1, [], flag)
-                    if not test_lines:
+                    test_items = self.emit(test, flag)
+                    flag_text = self.sub(flag)
+                    if not test_items:
                         # The test is one expression: `while v3 < 200:`.
-                        lines.append(f"{pad}while {self.sub(flag)}:")
+                        header, nodes = f"while {flag_text}:", self.nodes_used
                     else:
-                        lines.append(f"{pad}while True:")
-                        inner.extend(test_lines)
-                        inner.append(f"{pad}    if not {_group(self.sub(flag))}:")
-                        inner.append(f"{pad}        break")
+                        header, nodes = "while True:", []
+                        inner.extend(test_items)
+                        inner.append(("if", deque([(f"not {_group(flag_text)}", [("line", "break", [])],
+                                                    self.nodes_used)]), []))
                 else:
-                    lines.append(pad + self.sub(head[1]))
-                    self.emit(test, indent + 1, inner, flag)
+                    header = self.sub(head[1])
+                    nodes = self.nodes_used
+                    inner.extend(self.emit(test, flag))
                     if flag is not None:
-                        inner.append(f"{pad}    if not {_group(self.sub(flag))}:")
-                        inner.append(f"{pad}        break")
-                self.emit(body, indent + 1, inner)
-                lines.extend(inner or [pad + "    pass"])
+                        flag_text = self.sub(flag)
+                        inner.append(("if", deque([(f"not {_group(flag_text)}", [("line", "break", [])],
+                                                    self.nodes_used)]), []))
+                inner.extend(self.emit(body))
+                items.append(("block", header, inner or [("line", "pass", [])], nodes))
             elif kind == "return":
-                lines.append(f"{pad}return {self.sub(s[1])}")
-        return lines
+                items.append(("line", f"return {self.sub(s[1])}", self.nodes_used))
+        return items
+
+
+def _conflict(pairs):
+    """True if some copy reads a name that an earlier copy of `pairs` assigns."""
+    assigned = set()
+    for d, src in pairs:
+        if assigned and any(name in assigned for name in _NAME.findall(src)):
+            return True
+        assigned.add(d)
+    return False
+
+
+_NAME = re.compile(r"\bv\d+\b")
+
+
+def _render_items(items, indent, lines, where):
+    """Appends the text of `items` to `lines`; `where[i]`: the nodes line i
+    evaluates (a list index, 0-based)."""
+    pad = "    " * indent
+    for item in items:
+        kind = item[0]
+        if kind == "line":
+            lines.append(pad + item[1])
+            where.append(item[2])
+        elif kind == "if":
+            clauses, other = item[1], item[2]
+            for j, (test, body, nodes) in enumerate(clauses):
+                lines.append(f"{pad}{'if' if j == 0 else 'elif'} {test}:")
+                where.append(nodes)
+                _render_items(body, indent + 1, lines, where)
+            if other:
+                lines.append(f"{pad}else:")
+                where.append([])
+                _render_items(other, indent + 1, lines, where)
+        else:
+            lines.append(pad + item[1])
+            where.append(item[3])
+            _render_items(item[2], indent + 1, lines, where)
 
 
 class CompiledGraph:
@@ -683,61 +697,21 @@ def compile_graph(graph, outputs=None, bare=False):
         stmts.append(("return", "(" + "".join(gen.render(v) + ", " for v in outputs) + ")"))
     gen.allocate(stmts, params)
     gen.count_uses(stmts, params)
-    lines = gen.emit(stmts, 1, [])
-    source = (f"def run_{_ident(graph.name)}({', '.join(gen.name(p) for p in params)}):\n"
-              + "\n".join(lines) + "\n")
+    # The body runs in a `try` (free when nothing fails) whose handler adds
+    # to an error the user's line that traced the failing op.
+    lines, where = ["    try:"], [[], []]
+    _render_items(gen.emit(stmts), 2, lines, where)
+    lines += ["    except Exception as error:", "        traced_at(error)", "        raise"]
+    name = f"run_{_ident(graph.name)}"
+    source = f"def {name}({', '.join(gen.name(p) for p in params)}):\n" + "\n".join(lines) + "\n"
     namespace = dict(gen.namespace)
-    code = compile(source, f"<autograph graph {graph.name}>", "exec")
+    filename = f"<autograph graph {graph.name}>"
+    code = compile(source, filename, "exec")
+    namespace["traced_at"] = lambda error: add_traced_line(error, graph.name, filename, source, where)
     exec(code, namespace)
-    fn = namespace[f"run_{_ident(graph.name)}"]
-    return CompiledGraph(graph, outputs, source, fn)
+    return CompiledGraph(graph, outputs, source, namespace[name])
 
 
 def _ident(name):
     text = "".join(c if c.isalnum() else "_" for c in str(name))
     return text if text and not text[0].isdigit() else "g_" + text
-
-
-def run_fetches(graph, fetches, feed_dict):
-    """`Graph.run`: computes the symbolic values in `fetches` (nested
-    containers allowed) with placeholders fed from `feed_dict`."""
-    from autograph.runtime.tracer import context, passes
-
-    if graph.active:
-        raise TracingError("Graph.run must be called after the `with graph:` block has exited")
-    wanted = [v for v in trees.leaves(fetches) if type(v) is SymbolicArray]
-    key = (tuple(id(v) for v in wanted), sum(1 for _ in graph.walk()))
-    cache = graph.__dict__.setdefault("_run_cache", {})
-    entry = cache.get(key)
-    if entry is None:
-        clone, mapping = graph.clone()
-        clone.outputs = [mapping[v] for v in wanted]
-        passes.optimize(clone)
-        protect_results(graph, wanted, clone)
-        used = passes.used_values(clone)
-        needed = [p for p, q in zip(graph.params, clone.params) if q in used]
-        entry = cache[key] = (compile_graph(clone), needed)
-    compiled, needed = entry
-    feeds = []
-    for p in graph.params:
-        if p in feed_dict:
-            feeds.append(_feed(p, feed_dict[p]))
-        elif any(p is q for q in needed):
-            raise TracingError(f"placeholder {p.name or ''} ({p!r}) must be fed to compute the fetches")
-        else:
-            feeds.append(None)
-    del context
-    results = iter(compiled(*feeds))
-    return trees.map_leaves(lambda v: next(results) if type(v) is SymbolicArray else v, fetches)
-
-
-def _feed(placeholder, value):
-    from autograph.runtime.tracer.graph import format_type
-    name = f"placeholder {placeholder.name!r}" if placeholder.name else "a placeholder"
-    array = cast(value, placeholder.dtype, f"the value fed to {name} ({format_type(placeholder)})")
-    shape = placeholder.shape
-    if array.ndim != len(shape) or any(d is not None and d != a for d, a in zip(shape, array.shape)):
-        raise ValueError(
-            f"cannot feed a value of shape {array.shape} to a placeholder of shape "
-            f"({', '.join('None' if d is None else str(d) for d in shape)})")
-    return array

@@ -37,6 +37,7 @@ class Node:
         "id",
         "kind",
         "kwargs",
+        "loc",
         "name",
         "outputs",
     )
@@ -54,6 +55,7 @@ class Node:
         self.effect = effect
         self.attrs = attrs or {}
         self.id = next(_ids)
+        self.loc = None   # (file, line) of the user's code that traced it
 
     def inputs(self):
         """The symbolic values this node reads directly (not through its blocks)."""
@@ -187,7 +189,7 @@ def _format_block(block, ref, indent, lines):
         rhs_types = f" : {types}" if types else ""
         if node.kind == "cond":
             lines.append(f"{pad}{lhs}cond({'%' + ref(node.args[0])}){rhs_types}")
-            for label, b in zip(("then", "else"), node.blocks):
+            for label, b in zip(("then", "else"), node.blocks, strict=True):
                 lines.append(f"{pad}  {label}:")
                 _format_block(b, ref, indent + 2, lines)
         elif node.kind == "while":
@@ -195,7 +197,7 @@ def _format_block(block, ref, indent, lines):
             inits = ", ".join(_render(v, lambda x: "%" + ref(x)) for v in node.args)
             lines.append(f"{pad}{lhs}while_loop({inits}){rhs_types}")
             sig = ", ".join(f"%{ref(p)}: {format_type(p)}" for p in params)
-            for label, b in zip(("test", "body"), node.blocks):
+            for label, b in zip(("test", "body"), node.blocks, strict=True):
                 lines.append(f"{pad}  {label}({sig}):")
                 _format_block(b, ref, indent + 2, lines)
         else:
@@ -307,8 +309,8 @@ class Graph(Block):
     def run(self, fetches, feed_dict=None):
         """Computes `fetches` (a symbolic value or nested containers of them)
         with placeholders fed from `feed_dict` {placeholder: value}."""
-        from autograph.runtime.tracer import executor
-        return executor.run_fetches(self, fetches, feed_dict or {})
+        from autograph.runtime.tracer import feeds
+        return feeds.run_fetches(self, fetches, feed_dict or {})
 
 
 def _clone_block(src, dst, mapping):
@@ -322,6 +324,7 @@ def _clone_block(src, dst, mapping):
         new = Node(node.kind, node.name, node.fn, trees.map_leaves(sub, node.args),
                    trees.map_leaves(sub, node.kwargs), (), node.effect, attrs)
         new.block = dst
+        new.loc = node.loc
         parent = dst
         if node.kind == "while":
             scope = Block(dst, "while_loop")

@@ -90,12 +90,19 @@ class _Analysis:
         self.roots = {}
         self.reads_cache = {}
         self.defs_cache = {}
+        self.has_set = set()   # ids of nodes that are, or contain, a setitem
+        self.pos = {}          # node id -> position in program order
+        self.end = {}          # node id -> last position inside it
+        self.param_pos = {}    # loop variable -> position of its loop
+        self.holders = {}      # root -> values that may share it
         self.plan = Plan()
         self.candidates = {}   # while node id -> set of param indices
 
     # Reads and definitions of a node, including its nested blocks.
 
     def reads(self, node):
+        if not node.blocks:
+            return node.inputs()
         key = node.id
         found = self.reads_cache.get(key)
         if found is None:
@@ -103,11 +110,13 @@ class _Analysis:
             for b in node.blocks:
                 found.update(v for v in b.outputs if _sym(v))
                 for inner in b.nodes:
-                    found |= self.reads(inner)
+                    found.update(self.reads(inner))
             self.reads_cache[key] = found
         return found
 
     def defs(self, node):
+        if not node.blocks:
+            return node.outputs
         key = node.id
         found = self.defs_cache.get(key)
         if found is None:
@@ -115,9 +124,32 @@ class _Analysis:
             found.update(node.attrs.get("params", ()))
             for b in node.blocks:
                 for inner in b.nodes:
-                    found |= self.defs(inner)
+                    found.update(self.defs(inner))
             self.defs_cache[key] = found
         return found
+
+    def number(self, block, counter):
+        """Positions in program order; True if the block holds a setitem."""
+        found = False
+        for node in block.nodes:
+            self.pos[node.id] = counter[0]
+            for param in node.attrs.get("params", ()):
+                self.param_pos[param] = counter[0]
+            counter[0] += 1
+            inner = _is_setitem(node)
+            for b in node.blocks:
+                inner = self.number(b, counter) or inner
+            self.end[node.id] = counter[0] - 1
+            if inner:
+                self.has_set.add(node.id)
+                found = True
+        return found
+
+    def defined_at(self, value):
+        """The position after which `value` exists (-1: a graph input)."""
+        if value.node.kind == "param":
+            return self.param_pos.get(value, -1)
+        return self.end.get(value.node.id, -1)
 
     # Loop variables updated by item assignment.
 
@@ -147,13 +179,15 @@ class _Analysis:
 
     def find_candidates(self, block):
         for node in block.nodes:
+            if node.id not in self.has_set:
+                continue
             for b in node.blocks:
                 self.find_candidates(b)
             if node.kind == "while":
                 body = node.blocks[1]
                 params = node.attrs["params"]
                 chosen = set()
-                for i, (p, out) in enumerate(zip(params, body.outputs)):
+                for i, (p, out) in enumerate(zip(params, body.outputs, strict=True)):
                     if self._updates(out, p):
                         chosen.add(i)
                 if chosen:
@@ -163,126 +197,150 @@ class _Analysis:
 
     def r(self, v):
         if not _sym(v):
-            return frozenset()
-        return self.roots.get(v, frozenset())
+            return _NONE
+        return self.roots.get(v, _NONE)
+
+    def set_roots(self, value, roots):
+        self.roots[value] = roots
+        for root in roots:
+            if type(root) is tuple:
+                self.holders.setdefault(root, set()).add(value)
 
     def forward(self, block):
         for node in block.nodes:
             kind = node.kind
             if kind == "const" or kind == "placeholder":
-                self.roots[node.outputs[0]] = frozenset([_EXTERNAL])
+                self.roots[node.outputs[0]] = _OUTSIDE
             elif kind == "op":
                 if _is_setitem(node):
                     target = self.r(node.args[0])
-                    mine = frozenset([("set", node.id)])
-                    # An update of a buffer the graph does not own copies:
-                    # its result is a buffer of its own.
-                    self.roots[node.outputs[0]] = target | mine if _ownable(target) else mine
+                    # An update of a buffer the graph owns may write into it:
+                    # the result shares its roots. Otherwise it copies: a
+                    # buffer of its own.
+                    self.set_roots(node.outputs[0], target if _ownable(target)
+                                   else frozenset([("set", node.id)]))
                     continue
-                shared = frozenset()
-                for i, out in enumerate(node.outputs):
+                shared = None
+                for out in node.outputs:
                     if _fresh(node, out):
-                        self.roots[out] = frozenset([("op", node.id, i)])
+                        self.roots[out] = _FRESH
                     else:
-                        if not shared:
+                        if shared is None:
                             shared = frozenset().union(*(self.r(v) for v in node.inputs()))
-                        self.roots[out] = shared | {("op", node.id, i)}
+                            # A value that may be a view: it shares its inputs'
+                            # buffers and is not one the graph owns.
+                            shared = shared if _VIEW in shared else shared | {_VIEW}
+                        self.set_roots(out, shared)
             elif kind == "cond":
                 for b in node.blocks:
                     self.forward(b)
                 for i, out in enumerate(node.outputs):
-                    self.roots[out] = frozenset().union(*(self.r(b.outputs[i]) for b in node.blocks))
+                    self.set_roots(out, frozenset().union(*(self.r(b.outputs[i]) for b in node.blocks)))
             elif kind == "while":
                 params = node.attrs["params"]
                 copied = self.candidates.get(node.id, ())
                 init = [frozenset([("copy", node.id, i)]) if i in copied else self.r(a)
                         for i, a in enumerate(node.args)]
-                for p, roots in zip(params, init):
-                    self.roots[p] = roots
+                for p, roots in zip(params, init, strict=True):
+                    self.set_roots(p, roots)
                 test, body = node.blocks
                 for _ in range(50):
                     self.forward(test)
                     self.forward(body)
                     changed = False
-                    for p, out in zip(params, body.outputs):
+                    for p, out in zip(params, body.outputs, strict=True):
                         new = self.roots[p] | self.r(out)
                         if new != self.roots[p]:
-                            self.roots[p] = new
+                            self.set_roots(p, new)
                             changed = True
                     if not changed:
                         break
                 else:  # pragma: no cover - roots only grow, over a finite set
                     raise RuntimeError("in-place analysis did not converge")
-                for out, p in zip(node.outputs, params):
-                    self.roots[out] = self.roots[p]
+                for out, p in zip(node.outputs, params, strict=False):
+                    self.set_roots(out, self.roots[p])
             else:
                 for out in node.outputs:
-                    self.roots[out] = frozenset([_EXTERNAL])
+                    self.roots[out] = _OUTSIDE
 
-    # Decisions (liveness).
+    # Decisions (liveness), only where a setitem is.
 
-    def decide(self, block, live, excluded):
-        """`live`: values read after this block (besides its outputs);
-        `excluded`: values not available inside it (defined later)."""
+    def decide(self, block, live):
+        """`live`: values read after this block (besides its outputs) and
+        defined before it. Going backward, `acc` holds the values read later
+        that exist at the current node."""
         nodes = block.nodes
-        after = [None] * len(nodes)
-        later = [None] * len(nodes)
-        acc = set(v for v in block.outputs if _sym(v)) | live
-        defined = set(excluded)
-        for k in range(len(nodes) - 1, -1, -1):
-            after[k] = acc
-            later[k] = defined | set(nodes[k].outputs)
-            defined = defined | self.defs(nodes[k])
-            acc = acc | self.reads(nodes[k])
-        for k, node in enumerate(nodes):
-            if _is_setitem(node):
-                self.decide_setitem(node, after[k], later[k])
-            elif node.kind == "cond":
-                for b in node.blocks:
-                    self.decide(b, after[k], later[k])
-            elif node.kind == "while":
-                test, body = node.blocks
-                outer = set()
-                for b in node.blocks:
-                    outer.update(v for v in b.outputs if _sym(v))
-                    for inner in b.nodes:
-                        outer |= self.reads(inner)
-                outer -= self.defs(node)
-                params = set(node.attrs["params"])
-                # The test: conservatively, everything the loop reads stays live.
-                self.decide(test, after[k] | outer | params | self._all_reads(body), later[k])
-                self.decide(body, after[k] | outer, later[k])
+        first = next((k for k, n in enumerate(nodes) if n.id in self.has_set), None)
+        if first is None:
+            return
+        acc = set(v for v in block.outputs if _sym(v))
+        acc.update(live)
+        for k in range(len(nodes) - 1, first - 1, -1):
+            node = nodes[k]
+            # What this node defines is not there yet when it runs.
+            acc.difference_update(node.outputs)
+            if node.id in self.has_set:
+                if _is_setitem(node):
+                    self.decide_setitem(node, acc)
+                elif node.kind == "cond":
+                    for b in node.blocks:
+                        self.decide(b, acc)
+                elif node.kind == "while":
+                    test, body = node.blocks
+                    outer = set()
+                    for b in node.blocks:
+                        outer.update(v for v in b.outputs if _sym(v))
+                        for inner in b.nodes:
+                            outer.update(self.reads(inner))
+                    outer -= self.defs(node)
+                    outer |= acc
+                    # The test: conservatively, everything the loop reads stays live.
+                    self.decide(test, outer | set(node.attrs["params"]) | self._all_reads(body))
+                    self.decide(body, outer)
+            acc.update(self.reads(node))
 
     def _all_reads(self, block):
         found = set(v for v in block.outputs if _sym(v))
         for node in block.nodes:
-            found |= self.reads(node)
+            found.update(self.reads(node))
         return found
 
-    def decide_setitem(self, node, live, later):
+    def decide_setitem(self, node, live):
+        """In place if no value read later and available here (defined
+        before `node`) may share a buffer with the target."""
         target = node.args[0]
         if not _sym(target):
             return
         roots = self.r(target)
-        if not _ownable(roots):
+        if not _ownable(roots) or target in live:
             return
-        available = live - later
-        if target in available:
-            return
-        for v in available:
-            if v is not target and self.r(v) & roots:
+        here = self.pos[node.id]
+        sharers = sum(len(self.holders.get(root, ())) for root in roots)
+        if sharers < len(live):
+            candidates = (v for root in roots for v in self.holders.get(root, ()) if v in live)
+        else:
+            candidates = (v for v in live if self.r(v) & roots)
+        for v in candidates:
+            if v is not target and self.defined_at(v) < here:
                 return
         self.plan.in_place.add(node.id)
+
+
+_NONE = frozenset()
+_OUTSIDE = frozenset([_EXTERNAL])
+_VIEW = "view"
+_FRESH = frozenset(["fresh"])
 
 
 def analyze(graph):
     """The in-place plan of `graph` (see the module docstring)."""
     a = _Analysis()
+    if not a.number(graph, [0]):
+        return a.plan
     a.find_candidates(graph)
     for p in graph.params:
-        a.roots[p] = frozenset([_EXTERNAL])
+        a.roots[p] = _OUTSIDE
     a.forward(graph)
-    outputs = set(v for v in graph.outputs if _sym(v))
-    a.decide(graph, outputs, set())
+    a.decide(graph, set(v for v in graph.outputs if _sym(v)))
     a.plan.entry_copies = {k: sorted(v) for k, v in a.candidates.items()}
     return a.plan

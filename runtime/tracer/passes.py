@@ -136,22 +136,31 @@ def _substitute(node, replace):
 
 
 def _cse(block, table, replace):
-    kept = []
+    """`table`: {key: node} of the nodes visible here; entries this block
+    adds are removed when it ends (one table for the whole graph)."""
+    kept, added = [], []
     for node in block.nodes:
         _substitute(node, replace)
         for b in node.blocks:
-            _cse(b, dict(table), replace)
+            _cse(b, table, replace)
         key = _node_key(node)
         if key is not None:
             previous = table.get(key)
             if previous is not None and len(previous.outputs) == len(node.outputs):
-                for o, p in zip(node.outputs, previous.outputs):
+                for o, p in zip(node.outputs, previous.outputs, strict=True):
                     replace[o] = p
                 continue
             table[key] = node
+            added.append((key, previous))
         kept.append(node)
     block.nodes = kept
     block.outputs = [replace.get(v, v) for v in block.outputs]
+    if block.parent is not None:
+        for key, previous in reversed(added):
+            if previous is None:
+                del table[key]
+            else:
+                table[key] = previous
 
 
 # Constant folding.
@@ -238,7 +247,7 @@ def _fold(block, known, replace):
         elif node.kind == "op" and not node.effect:
             results = _evaluate(node, known)
             if results is not None:
-                for v, r in zip(node.outputs, results):
+                for v, r in zip(node.outputs, results, strict=True):
                     kept.append(_as_const_node(v, r, block))
                     known[v] = r
                 continue
@@ -251,7 +260,7 @@ def _fold(block, known, replace):
             for inner in taken.nodes:
                 inner.block = block
                 kept.append(inner)
-            for o, v in zip(node.outputs, taken.outputs):
+            for o, v in zip(node.outputs, taken.outputs, strict=True):
                 replace[o] = replace.get(v, v)
             continue
         for b in node.blocks:

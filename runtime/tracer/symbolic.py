@@ -10,7 +10,7 @@ treat the Python number in eager code.
 import operator
 
 import numpy as np
-from autograph.runtime.errors import user_location
+from autograph.runtime.errors import unconverted_note, user_location
 from autograph.runtime.tracer.errors import SymbolicBoolError, TracingError
 
 __all__ = ["SymbolicArray", "SymbolicRange", "SymbolicZip"]
@@ -125,12 +125,15 @@ class SymbolicArray:
     # Values that Python needs concretely.
 
     def _no_concrete(self, what):
+        start = (f"{what} of a symbolic array ({self!r}) is not known while tracing "
+                 f"({user_location(3)}): Python control flow (`if`, `while`, `for`, `and`, `or`, "
+                 "`not`, `assert`) on a symbolic value needs the function to be converted")
+        note = unconverted_note(3)
+        if note is not None:
+            raise SymbolicBoolError(f"{start}, and {note}")
         raise SymbolicBoolError(
-            f"{what} of a symbolic array ({self!r}) is not known while tracing "
-            f"({user_location(3)}): Python control flow (`if`, `while`, `for`, `and`, `or`, "
-            "`not`, `assert`) on a symbolic value needs the function to be converted. Convert it "
-            "with autograph (use autograph.function, or autograph.to_graph) so that the "
-            "statement becomes a graph operation")
+            f"{start}. Convert it with autograph (use autograph.function, or autograph.to_graph) so "
+            "that the statement becomes a graph operation")
 
     def __bool__(self):
         self._no_concrete("the truth value")
@@ -276,4 +279,4 @@ class SymbolicZip:
                 "so that the `for` loop becomes a graph loop")
         if self.kind == "enumerate":
             return iter(builtins.enumerate(self.arrays[0], self.start))
-        return iter(builtins.zip(*self.arrays))
+        return iter(builtins.zip(*self.arrays, strict=False))

@@ -6,11 +6,9 @@ statements guarded and loops stopped when the flag is set."""
 import contextlib
 
 import pytest
+from harness import LOG, assert_same_behaviour, from_source, lines_of, log  # noqa: E402,F401
 
 import autograph
-
-from harness import LOG, assert_same_behaviour, from_source, lines_of, log, observe as _observe  # noqa: E402,F401
-
 
 # Snippets -----------------------------------------------------------------
 
@@ -130,6 +128,46 @@ def plain_function(x):
     return y
 
 
+def finally_always_returns(x):
+    y = 0
+    try:
+        if x > 2:
+            raise ValueError("swallowed by the return in finally")
+        y = x * 2
+    finally:
+        return y - x  # noqa: B012 - the construct under test
+
+
+def finally_returns_what_the_try_computed(x):
+    try:
+        y = x * 2
+        if y > 3:
+            y = y - 10
+    finally:
+        return y + 1  # noqa: B012 - the construct under test
+
+
+def finally_overrides_the_try_return(x):
+    try:
+        return x + 1
+    finally:
+        if x > 2:
+            return 0  # noqa: B012 - the construct under test
+        else:
+            return x * 10
+
+
+def finally_returns_inside_a_returning_branch(x):
+    if x > 0:
+        try:
+            1 // (x - 1)
+        finally:
+            if x > 5:
+                return "big"  # noqa: B012 - the construct under test
+            return "small"  # noqa: B012 - the construct under test
+    return "non-positive"
+
+
 BEHAVIOUR = [
     (structured, [(-2,), (3,), (0,)]),
     (if_else_both_return, [(1,), (0,)]),
@@ -145,6 +183,10 @@ BEHAVIOUR = [
     (return_in_with, [([1, 2, 3],), ([1],)]),
     (return_evaluation_order, [([0, 0, 3, 4],), ([],)]),
     (user_names_do_return, [([0, 1],), ([],)]),
+    (finally_always_returns, [(1,), (3,)]),
+    (finally_returns_what_the_try_computed, [(1,), (3,)]),
+    (finally_overrides_the_try_return, [(1,), (3,)]),
+    (finally_returns_inside_a_returning_branch, [(1,), (7,), (2,), (-1,)]),
 ]
 
 
@@ -210,3 +252,64 @@ def test_user_variables_named_like_flags_get_fresh_flag_names():
     assert any(line.startswith("retval_1 = ") for line in lines)
     assert lines[-1] in ("return retval_1", "return ag__.return_value(retval_1)")
     assert "do_return = True" not in lines and "retval = x" not in lines
+
+
+# A `return` inside `finally` swallows the exception in flight. It stays a
+# real return when every path through the clause returns and the function
+# needs no return flag; otherwise the function is not converted, and the
+# error says why.
+
+def finally_returns_on_one_path(x):
+    try:
+        y = 10 // x
+    finally:
+        if x > 2:
+            return 0  # noqa: B012 - the construct under test
+    return y
+
+
+def finally_return_with_a_return_in_a_loop(xs):
+    for x in xs:
+        if x > 3:
+            return x
+    try:
+        pass
+    finally:
+        return -1  # noqa: B012 - the construct under test
+
+
+@pytest.mark.parametrize("fn", [finally_returns_on_one_path, finally_return_with_a_return_in_a_loop])
+def test_return_in_finally_that_needs_a_flag_is_refused_with_the_reason(fn):
+    with pytest.raises(autograph.ConversionError) as info:
+        autograph.to_code(fn)
+    message = str(info.value)
+    assert message.startswith(f"cannot convert {fn.__name__} ({__file__}:")
+    assert "a `return` inside a `finally` clause swallows the exception in flight" in message
+    assert "Make every path through the `finally` clause return, or move the `return` after the try" in message
+
+
+def test_return_in_finally_stays_a_return():
+    lines = lines_of(finally_overrides_the_try_return)
+    assert "return x + 1" in lines
+    assert "return ag__.if_stmt(x > 2, if_body, else_body, (), ('return',))" in lines
+
+
+# Traced: a `raise` in a staged branch raises while tracing, and a `return`
+# in `finally` swallows it as Python would (converted or not), so the traced
+# cases raise nothing.
+@pytest.mark.parametrize("x", [1.0, 3.0, 0.0])
+def test_return_in_finally_traced(x):
+    import numpy as np
+
+    for fn in (finally_returns_what_the_try_computed, finally_overrides_the_try_return):
+        traced = autograph.function(fn)
+        assert traced(np.float64(x)) == fn(x)
+        assert traced.get_concrete_function(np.float64(x)).graph.count_nodes("cond") == 1
+
+
+def test_return_in_finally_under_jax_jit():
+    jax = pytest.importorskip("jax")
+    for fn in (finally_returns_what_the_try_computed, finally_overrides_the_try_return):
+        jitted = jax.jit(autograph.to_graph(fn))
+        for x in (1.0, 3.0):
+            assert float(jitted(x)) == fn(x)

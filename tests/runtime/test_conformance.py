@@ -290,6 +290,16 @@ def item_updates(xp):
     return f
 
 
+def dicts_in_another_order(xp):
+    def f(x):
+        if x > 0:
+            d = {"a": x, "b": 2 * x}
+        else:
+            d = {"b": 3 * x, "a": -x}
+        return d["a"], d["b"]
+    return f
+
+
 S, V = np.float64, np.array
 SCALARS = [(S(2.0),), (S(0.5),), (S(-1.0),)]
 VECTORS = [(V([1.0, 2.0, 3.0]),), (V([1.0, -2.0, 3.0]),), (V([-1.0, 2.0, -3.0]),)]
@@ -315,6 +325,7 @@ PROGRAMS = [
     (nested_loops, COUNTS),
     (python_number_widening, SCALARS),
     (item_updates, VECTORS),
+    (dicts_in_another_order, SCALARS),
 ]
 
 #: Programs whose unconverted form cannot run eagerly on JAX arrays (they
@@ -403,6 +414,23 @@ def loop_python_value_change(xp):
     return f
 
 
+def defined_in_loop_only(xp):
+    def f(x):
+        while x > 0:
+            x = x - 1
+            j = x + 1
+        return x, j
+    return f
+
+
+def return_string_in_branch(xp):
+    def f(x):
+        if x > 0:
+            return "positive"
+        return "other"
+    return f
+
+
 ERRORS = [
     (branch_dtype_mismatch, [S(1.0)], BranchMismatchError, "y", "if x > 0",
      "in the true branch but"),
@@ -418,6 +446,10 @@ ERRORS = [
      "loop variables must keep their dtype and shape"),
     (loop_python_value_change, [S(2.0)], LoopStateError, "mode", "while x > 0",
      "only numbers and"),
+    (defined_in_loop_only, [S(2.0)], UndefinedOutputError, "j", "while x > 0",
+     "is defined inside a `while` loop"),
+    (return_string_in_branch, [S(1.0)], BranchMismatchError, "return", "if x > 0",
+     "Python values other than numbers must be the same in both branches"),
 ]
 
 

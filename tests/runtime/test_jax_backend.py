@@ -12,14 +12,14 @@ import pytest
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
-from autograph.runtime.tracer.errors import (
+from autograph.runtime.tracer.errors import (  # noqa: E402
     BranchMismatchError,
     LoopStateError,
     TracingError,
     UndefinedOutputError,
 )
 
-import autograph
+import autograph  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
@@ -69,10 +69,60 @@ def relu_or_square(x):
 
 
 @pytest.mark.parametrize("sign", [1.0, -1.0])
-def test_if_becomes_lax_cond(sign):
+def test_small_smooth_if_becomes_select(sign):
     x = jnp.arange(3.0) * sign
     assert_same(relu_or_square(x), jit(relu_or_square)(x))
-    assert "cond" in primitives(relu_or_square, x)
+    assert "select_n" in primitives(relu_or_square, x)
+    assert "cond" not in primitives(relu_or_square, x)
+
+
+def log_or_zero(x):
+    if x > 0:
+        y = jnp.log(x)
+    else:
+        y = 0.0
+    return y
+
+
+@pytest.mark.parametrize("x", [2.0, -1.0, 0.0])
+def test_if_with_a_branch_that_can_give_nan_gradients_stays_lax_cond(x):
+    # With select, jax.grad through the log not taken would give NaN at x <= 0.
+    assert "cond" in primitives(log_or_zero, 1.0)
+    assert_same(log_or_zero(jnp.asarray(x)), jit(log_or_zero)(x))
+    assert_same(jax.grad(log_or_zero)(jnp.asarray(x)), jax.jit(jax.grad(autograph.to_graph(log_or_zero)))(x))
+    assert_same(jax.grad(log_or_zero)(jnp.asarray(x)), jax.grad(jax.jit(autograph.to_graph(log_or_zero)))(x))
+
+
+def big_branches(x):
+    if x.sum() > 0:
+        x = x * 1.5 + 1.0
+    else:
+        x = x - 1.0
+    return x
+
+
+def test_large_branches_stay_lax_cond():
+    # 3 operations on 40 elements: more than SELECT_MAX_ELEMENTS (64) to compute both ways.
+    assert "cond" in primitives(big_branches, jnp.ones(40))
+    assert "cond" not in primitives(big_branches, jnp.ones(20))
+    for sign in (1.0, -1.0):
+        x = jnp.arange(40.0) * sign
+        assert_same(big_branches(x), jit(big_branches)(x))
+
+
+def equations(f, *args):
+    """Equations of jax.make_jaxpr(f), nested jaxprs included."""
+    def count(jaxpr):
+        total = 0
+        for eqn in jaxpr.eqns:
+            total += 1
+            for param in eqn.params.values():
+                for sub in param if isinstance(param, (tuple, list)) else (param,):
+                    inner = sub if hasattr(sub, "eqns") else getattr(sub, "jaxpr", None)
+                    if inner is not None and hasattr(inner, "eqns"):
+                        total += count(inner)
+        return total
+    return count(jax.make_jaxpr(f)(*args).jaxpr)
 
 
 def early_return(x):
@@ -214,6 +264,136 @@ def test_for_with_break_and_else_differentiable(values):
     assert_same(sum_until_negative(x), jit(sum_until_negative)(x))
     assert_same(jax.grad(sum_until_negative)(x),
                 jax.jit(jax.grad(autograph.to_graph(sum_until_negative)))(x))
+
+
+def newton_sqrt(a):
+    x = a
+    while jnp.abs(x * x - a) > 1e-9:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def newton_sqrt_lax(a):
+    return jax.lax.while_loop(lambda x: jnp.abs(x * x - a) > 1e-9, lambda x: 0.5 * (x + a / x), a)
+
+
+def test_while_jaxpr_has_no_dead_equations():
+    # The loop test evaluated to find that it is traced leaves nothing behind.
+    assert equations(autograph.to_graph(newton_sqrt), 2.0) == equations(newton_sqrt_lax, 2.0) == 8
+    assert float(jit(newton_sqrt)(2.0)) == float(newton_sqrt(jnp.asarray(2.0)))
+
+
+def retried_branch(x):
+    if x > 0:
+        y = 1        # a Python int: the branches are traced again with y as float64
+    else:
+        y = x * 2.0
+    return y
+
+
+def test_retried_cond_leaves_nothing_behind():
+    assert equations(autograph.to_graph(retried_branch), 1.0) <= 3
+    for x in (1.0, -1.0):
+        assert_same(retried_branch(jnp.asarray(x)), jit(retried_branch)(x))
+
+
+def clipped_sum(x, limit):
+    total = 0.0
+    for v in x:
+        if v > 0:
+            total += v * v
+        else:
+            total -= v
+        if total > limit:
+            break
+    return total
+
+
+def first_below(x, t):
+    for i, v in enumerate(x):
+        if v < t:
+            return i
+    return -1
+
+
+@pytest.mark.parametrize("limit", [5.0, 100.0])
+def test_for_with_break_stops_early_and_every_grad_agrees(limit):
+    x = jnp.array([1.0, -2.0, 3.0, 4.0, 0.5])
+    converted = autograph.to_graph(clipped_sum)
+    assert "scan" not in primitives(clipped_sum, x, limit)   # a while over the index
+    assert_same(clipped_sum(x, limit), jax.jit(converted)(x, limit))
+    expected = jax.grad(clipped_sum, argnums=(0, 1))(x, limit)
+    assert_same(expected, jax.jit(jax.grad(converted, argnums=(0, 1)))(x, limit))
+    assert_same(expected, jax.grad(jax.jit(converted), argnums=(0, 1))(x, limit))
+    assert_same(jax.jacfwd(clipped_sum)(x, limit), jax.jacfwd(jax.jit(converted))(x, limit))
+    xs = jnp.stack([x, -x])
+    assert_same(jnp.stack([jax.grad(clipped_sum)(r, limit) for r in xs]),
+                jax.vmap(jax.grad(jax.jit(converted)), (0, None))(xs, limit))
+
+
+@pytest.mark.parametrize("t", [-5.0, 0.0, 2.5])
+def test_for_with_return_is_one_while_with_one_counter(t):
+    x = jnp.array([1.0, -2.0, 3.0, 4.0])
+    assert int(jit(first_below)(x, t)) == first_below(x, t)
+    names = primitives(first_below, x, t)
+    assert "while" in names and "scan" not in names and "cond" not in names
+    jaxpr = jax.make_jaxpr(autograph.to_graph(first_below))(x, t).jaxpr
+    (loop,) = [e for e in jaxpr.eqns if e.primitive.name == "while"]
+    # the index, the return flag and the returned value
+    assert len(loop.outvars) == 3
+
+
+def decay_sum(x):
+    acc = 0.0
+    for i in range(len(x)):
+        autograph.set_loop_options(unroll=False)
+        acc = 0.5 * acc + x[i]
+    return acc
+
+
+def decay_sum_unrolled(x):
+    acc = 0.0
+    for i in range(len(x)):
+        acc = 0.5 * acc + x[i]
+    return acc
+
+
+def test_static_range_with_unroll_false_is_one_loop():
+    x = jnp.arange(64.0)
+    assert "scan" in primitives(decay_sum, x)
+    assert equations(autograph.to_graph(decay_sum), x) < 20
+    assert_same(decay_sum_unrolled(x), jit(decay_sum)(x))
+    assert_same(jax.grad(decay_sum_unrolled)(x), jax.jit(jax.grad(autograph.to_graph(decay_sum)))(x))
+    assert "scan" not in primitives(decay_sum_unrolled, x)   # the default unrolls, as Python runs it
+
+
+def strided_with_break(x, n):
+    total = jnp.zeros(())
+    for i in range(10, 2, -3):
+        autograph.set_loop_options(unroll=False)
+        if i < n:
+            break
+        total = total + x[i]
+    return total, i
+
+
+@pytest.mark.parametrize("n", [0, 5, 8, 20])
+def test_static_range_with_unroll_false_keeps_the_range_and_break(n):
+    x = jnp.arange(11.0)
+    assert_same(strided_with_break(x, n), jit(strided_with_break)(x, n))
+
+
+def python_only_loop(n):
+    total = 0
+    for i in range(n):
+        autograph.set_loop_options(unroll=False)
+        total += i
+    return total
+
+
+def test_unroll_false_on_python_values_runs_python():
+    assert autograph.to_graph(python_only_loop)(5) == 10
+    assert type(autograph.to_graph(python_only_loop)(5)) is int
 
 
 def triangular(n):

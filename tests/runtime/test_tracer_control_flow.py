@@ -349,7 +349,7 @@ def test_print_runs_every_time_and_assert_checks(capsys):
     f(np.float64(1.0))
     f(np.float64(2.0))
     assert capsys.readouterr().out == "x is 1.0\nx is 2.0\n"
-    with pytest.raises(AssertionError, match="^x must be positive$"):
+    with pytest.raises(AssertionError, match="^x must be positive\n"):
         f(np.float64(-1.0))
 
 

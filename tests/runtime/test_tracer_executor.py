@@ -11,7 +11,12 @@ from autograph.tracing import function
 
 
 def body_lines(concrete):
-    return [line.strip() for line in concrete.source.splitlines()[1:]]
+    """The statements of the compiled function, inside its `try` (whose
+    handler names the user's line of a failing op)."""
+    lines = concrete.source.splitlines()
+    assert lines[1] == "    try:" and lines[-3:] == [
+        "    except Exception as error:", "        traced_at(error)", "        raise"]
+    return [line.strip() for line in lines[2:-3]]
 
 
 # Infix operators.
@@ -35,7 +40,7 @@ def test_operators_run_as_python_operators_with_ufunc_results(a, b):
                     np.floor_divide(a, b), np.remainder(a, b), np.greater(a, b),
                     np.less_equal(a, b), np.equal(a, b), np.not_equal(a, b), np.negative(a),
                     np.absolute(b), np.multiply(2, a), np.add(a, 1), np.subtract(0.5, b))
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         assert type(g) is type(e)
         assert np.asarray(g).dtype == np.asarray(e).dtype
         np.testing.assert_array_equal(g, e)
@@ -414,7 +419,7 @@ def test_entry_checks_types_shapes_and_dtypes():
     assert f(np.ones(3, np.float32), np.ones(3, np.float32)).dtype == np.float32
     assert f(y=np.float64(2.0), x=np.float64(4.0)) == 8.0
     assert f(2.0, 5.0) == 10.0
-    assert f.trace_count == 7   # keywords are a signature of their own
+    assert f.trace_count == 6   # keywords bind to their parameters: (float64, float64) again
     with pytest.raises(TypeError):
         f(np.float64(1.0))
     with pytest.raises(TypeError):
@@ -428,3 +433,71 @@ def test_entry_inside_another_trace_inlines():
     outer = function(lambda x: inner(x) * 2.0, autograph=False)
     assert outer(np.float64(1.0)) == 4.0
     assert outer.get_concrete_function(np.float64(1.0)).graph.count_nodes("op") == 2
+
+
+# Errors while a compiled graph runs name the user's line of the failing op.
+
+def _line_of(marker):
+    """The line number in this file of the line that ends with `marker`."""
+    with open(__file__, encoding="utf-8") as f:
+        return next(i for i, line in enumerate(f, 1) if line.rstrip().endswith(marker))
+
+
+def gather(x, i):
+    y = x * 2.0
+    return y[i] + 1.0   # gather: the failing op
+
+
+def three_lines(x, i):
+    a = x[i]            # three_lines: the failing op
+    b = np.exp(a)
+    return b + 1.0
+
+
+def loop_gather(x, n):
+    total = 0.0
+    i = 0
+    while i < n:
+        total += x[i]   # loop_gather: the failing op
+        i += 1
+    return total
+
+
+def test_run_time_error_names_the_users_line_and_keeps_its_type():
+    f = function(gather)
+    assert f(np.ones(3), np.int64(2)) == 3.0
+    with pytest.raises(IndexError, match="index 3 is out of bounds") as info:
+        f(np.ones(3), np.int64(3))
+    (note,) = info.value.__notes__
+    assert f"{__file__}:{_line_of('# gather: the failing op')}" in note
+    assert "graph 'gather'" in note and "'getitem'" in note
+    assert "return y[i] + 1.0" in note
+
+
+def test_run_time_error_in_an_inlined_expression_names_the_line_of_its_own_op():
+    f = function(three_lines)
+    lines = body_lines(f.get_concrete_function(np.ones(3), np.int64(0)))
+    # The three ops are one line of the compiled code.
+    assert lines == ["return exp_0(v0[v1]) + 1.0"]
+    with pytest.raises(IndexError) as info:
+        f(np.ones(3), np.int64(5))
+    assert f"{__file__}:{_line_of('# three_lines: the failing op')}" in info.value.__notes__[0]
+
+
+def test_run_time_error_inside_a_symbolic_loop_names_the_line_in_the_loop():
+    f = function(loop_gather)
+    assert f(np.arange(4.0), np.int64(4)) == 6.0
+    with pytest.raises(IndexError) as info:
+        f(np.arange(4.0), np.int64(6))
+    assert f"{__file__}:{_line_of('# loop_gather: the failing op')}" in info.value.__notes__[0]
+
+
+def test_run_time_error_of_an_explicit_graph_names_the_line():
+    with tracer.Graph("g") as g:
+        x = g.placeholder((None,), "float64", "x")
+        i = g.placeholder((), "int64", "i")
+        y = x[i]   # explicit graph: the failing op
+    assert g.run(y, {x: [1.0, 2.0], i: 1}) == 2.0
+    with pytest.raises(IndexError) as info:
+        g.run(y, {x: [1.0, 2.0], i: 2})
+    assert f"{__file__}:{_line_of('# explicit graph: the failing op')}" in info.value.__notes__[0]

@@ -83,6 +83,45 @@ def test_feed_shape_is_checked():
         g.run(y, {x: [1, 2], n: 1})
 
 
+def test_feeding_an_intermediate_value_overrides_it():
+    # As in TensorFlow 1: the fed value replaces the computed one.
+    with tracer.Graph("h") as h:
+        a = h.placeholder((3,), "float64", "a")
+        b = a * 2.0
+        c = b + 1.0
+    np.testing.assert_array_equal(h.run(c, {a: [1, 2, 3], b: [10, 20, 30]}), [11, 21, 31])
+    # The placeholder is not needed once the value that reads it is fed.
+    out = h.run([c, b], {b: [0, 1, 2]})
+    np.testing.assert_array_equal(out[0], [1, 2, 3])
+    np.testing.assert_array_equal(out[1], [0, 1, 2])
+    # Without the feed, the value is computed again.
+    np.testing.assert_array_equal(h.run(c, {a: [1, 2, 3]}), [3, 5, 7])
+
+
+def test_feeding_a_loop_output_overrides_it():
+    g, x, n, y, i, s = build()
+    out = g.run({"i": i, "y": y}, {x: [1, 2, 3], n: 5, i: 7})
+    assert out["i"] == 7 and type(out["i"]) is int
+    assert out["y"] == pytest.approx(12 / 5)
+
+
+def test_unknown_feed_key_is_named():
+    g, x, n, y, i, s = build()
+    with pytest.raises(TypeError, match="feed_dict key 'typo' is not a symbolic value"):
+        g.run(y, {x: [1, 2, 3], n: 5, "typo": 1.0})
+
+
+def test_values_of_another_graph_are_refused_naming_it():
+    g, x, n, y, i, s = build()
+    with tracer.Graph("other") as h:
+        w = h.placeholder((), "float64", "w")
+        v = w + 1.0
+    with pytest.raises(ValueError, match="fetch .* is a value of graph 'other', not of graph 'f'"):
+        g.run(v, {x: [1, 2, 3], n: 5})
+    with pytest.raises(ValueError, match="feed_dict key 'w' .* is a value of graph 'other', not of graph 'f'"):
+        g.run(y, {x: [1, 2, 3], n: 5, w: 1.0})
+
+
 def test_to_dot():
     g, x, n, y, i, s = build()
     g.outputs = [y, s]
@@ -98,10 +137,10 @@ def test_compiled_source_is_flat_python():
     f = function(lambda x: np.exp(x) + 1, autograph=False)
     c = f.get_concrete_function(np.ones(2))
     # A value read once, right after it is computed, is inlined there.
-    assert c.source.splitlines()[1:] == ["    return exp_0(v0) + 1"]
+    assert c.source.splitlines()[2:-3] == ["        return exp_0(v0) + 1"]
     f = function(lambda x: np.exp(x) * np.exp(x) + 1, autograph=False)
     c = f.get_concrete_function(np.ones(2))
-    assert c.source.splitlines()[1:] == ["    v1 = exp_0(v0)", "    return (v1 * v1) + 1"]
+    assert c.source.splitlines()[2:-3] == ["        v1 = exp_0(v0)", "        return (v1 * v1) + 1"]
 
 
 def test_graph_str_of_concrete_function():
