@@ -372,7 +372,7 @@ def _template(args, sep, end):
 
 
 # What most state is: a value that is its own only leaf. Said without
-# torch's pytree, whose code dynamo would trace (and guard on) for each.
+# the staging core's containers, whose code dynamo would trace (and guard on) for each.
 _SCALARS = frozenset({bool, int, float, complex, str, type(None)})
 _LEAF = type("Leaf", (), {"__repr__": lambda self: "*"})()
 
@@ -424,12 +424,12 @@ class TorchBackend(staging.StagingBackend):
     def flatten(self, value):
         if type(value) in _SCALARS or isinstance(value, (torch.Tensor, Undefined)):
             return [value], _LEAF
-        return pytree.tree_flatten(value)
+        return super().flatten(value)
 
     def unflatten(self, treedef, leaves):
         if treedef is _LEAF:
             return leaves[0]
-        return pytree.tree_unflatten(leaves, treedef)
+        return super().unflatten(treedef, leaves)
 
     def logical_not(self, value):
         return torch.logical_not(value)
