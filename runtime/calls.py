@@ -8,6 +8,16 @@ so evaluation order and argument passing are Python's. `converted(f)` is:
   * the converted version of user code (converted on first call, cached),
     through the converter that the pipeline installs with `set_converter`;
   * `f` itself for builtins, C functions, classes and library code.
+
+A tracer that runs the bytecode of converted code (torch.compile's dynamo)
+cannot follow two things the hook does for speed: lookups keyed by `id()`
+(dynamo guards on the identity of each bound method it sees, a new object
+at each attribute access) and `type()` of a method of a tensor that the
+traced code computed (dynamo has no type for it). Nor can it run the
+converter. While `_bytecode_traced()` says such a tracer runs, `call` takes
+`_call_traced`, which compares with `is` and asks `__class__`, and converts
+through `outside` (what the tracer calls without tracing it). The torch
+backend installs both with `set_bytecode_tracer`.
 """
 
 import builtins
@@ -16,8 +26,8 @@ import weakref
 
 from autograph.runtime.backends import Backend, backend_of, backend_of_any
 
-__all__ = ["call", "call_builtins", "set_converter", "intercept", "refresh", "remember", "call_site", "call_method",
-           "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
+__all__ = ["call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh", "remember",
+           "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
     return f
@@ -90,6 +100,8 @@ def site_functions(hook):
     def call_site(site, f):
         """`hook(f)`, remembered at `site` when `f` is a function, builtin or
         class, whose identity decides the answer."""
+        if _bytecode_traced is not None and _bytecode_traced():
+            return hook(f)
         target = hook(f)
         cls = type(f)
         if cls is _FunctionType or cls is _BuiltinFunctionType or cls is type:
@@ -100,6 +112,8 @@ def site_functions(hook):
         """`hook(bound)` for `receiver.method`; when the hook passes a method
         of a C type through unchanged, every instance of that type will do,
         so the site remembers the type."""
+        if _bytecode_traced is not None and _bytecode_traced():
+            return hook(bound)
         target = hook(bound)
         cls = type(receiver)
         if target is bound and not cls.__flags__ & _HEAPTYPE and type(bound) in _C_CALLABLES:
@@ -170,6 +184,7 @@ OVERRIDDEN_BUILTINS = (
 # builtins that a registered backend overrides are wrapped: the others are
 # called as they are, at no cost.
 _OVERRIDES = {}
+_OVERRIDE_BY_NAME = {}  # name -> (function, override): what a bytecode tracer compares with `is`
 _keep_alive = []
 
 
@@ -179,12 +194,14 @@ def intercept(functions):
     for function in functions:
         if id(function) not in _OVERRIDES:
             _OVERRIDES[id(function)] = _override(function)
+            _OVERRIDE_BY_NAME.setdefault(getattr(function, "__name__", None), (function, _OVERRIDES[id(function)]))
             _keep_alive.append(function)
 
 
 def refresh(backends):
     """Rebuilds the overrides for the registered `backends`."""
     _OVERRIDES.clear()
+    _OVERRIDE_BY_NAME.clear()
     for backend in backends:
         for name in OVERRIDDEN_BUILTINS:
             func = getattr(builtins, name)
@@ -204,8 +221,51 @@ _C_CALLABLES = frozenset({
 })
 
 
+_bytecode_traced = _outside = _prepare = None  # see set_bytecode_tracer
+
+
+def set_bytecode_tracer(traced, outside, prepare):
+    """Installs `traced()` (True while a bytecode tracer runs converted code),
+    `outside(convert, f)` (`convert(f)`, run by that tracer without tracing
+    it) and `prepare()`, called first under that tracer."""
+    global _bytecode_traced, _outside, _prepare
+    _bytecode_traced, _outside, _prepare = traced, outside, prepare
+
+
+def _override_of(f):
+    """The override of `f` by identity, as a bytecode tracer can follow it
+    (looked up by name: a tracer guards on what it reads)."""
+    entry = _OVERRIDE_BY_NAME.get(getattr(f, "__name__", None))
+    if entry is not None and entry[0] is f:
+        return entry[1]
+    return None
+
+
+def _call_traced(f, converter, cache_key=CACHE_KEY):
+    """`call(f)` (or `call_builtins(f)`, with `converter` None) under a
+    bytecode tracer. Callable objects and partials run unconverted: the
+    tracer traces them as they are. (Dynamo gives a method of a tensor no
+    class it would compare with a builtin's: those are passed through.)"""
+    cls = f.__class__
+    if cls is _BuiltinFunctionType or cls is type:
+        override = _override_of(f)
+        return f if override is None else override
+    if converter is None:
+        return f
+    if cls is _FunctionType:
+        entry = f.__dict__.get(cache_key)
+        if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
+            return entry[1]
+        return _outside(converter, f)
+    if cls is _MethodType:
+        return _MethodType(_call_traced(f.__func__, converter, cache_key), f.__self__)
+    return f
+
+
 def call_builtins(f):
     """The call hook of non-recursive conversion: overrides builtins only."""
+    if _bytecode_traced is not None and _bytecode_traced():
+        return _call_traced(f, None)
     return _OVERRIDES.get(id(f), f)
 
 
@@ -217,6 +277,8 @@ def hook(converter, cache_key=CACHE_KEY):
 
     def call(f):
         """The function to call in place of `f`; see the module docstring."""
+        if _bytecode_traced is not None and _bytecode_traced():
+            return _call_traced(f, converter, cache_key)
         cls = type(f)
         if cls is _FunctionType:
             entry = f.__dict__.get(cache_key)

@@ -44,6 +44,21 @@ class LoopStateError(TracingError, TypeError):
     """A loop variable changes its type or shape across iterations of a traced loop."""
 
 
+def _no_tracer():
+    return None
+
+
+# While a tracer runs the bytecode of converted code (torch.compile's dynamo),
+# the frames are the tracer's: `_traced_location()` says where it is in the
+# user's code (None when no such tracer runs).
+_traced_location = _no_tracer
+
+
+def set_traced_location(where):
+    global _traced_location
+    _traced_location = where
+
+
 def _user_frame(frame):
     while frame is not None and frame.f_globals.get("__name__", "").startswith(_PACKAGE):
         frame = frame.f_back
@@ -52,6 +67,9 @@ def _user_frame(frame):
 
 def user_location(depth=1):
     """'file:line' of the innermost frame that is not this package's code."""
+    where = _traced_location()
+    if where is not None:
+        return where
     frame = _user_frame(sys._getframe(depth))
     if frame is None:
         return "<unknown>"

@@ -49,9 +49,14 @@ types that have to widen, and gives a body copies of the variables that it
 modifies in place (`n += 1` on a tensor): torch forbids a body to modify
 its inputs.
 
-`torch.export.export(..., strict=True)` and `torch.compile` trace Python
-bytecode with dynamo, which cannot run this package's runtime: they are not
-supported.
+A condition on a symbolic number that `.item()` gives (an unbacked symbol)
+is staged like one on a tensor, and `range()` of it, or of a dimension
+declared dynamic with `torch.export.Dim`, becomes a `while_loop` that
+leaves the dimension symbolic.
+
+`torch.compile` and `torch.export.export(..., strict=True)` trace Python
+bytecode with dynamo: there every tensor is traced, and the statements
+become dynamo's own `torch.cond` and `while_loop` (torch_dynamo.py).
 
 Importing this module does not import torch: the backend claims a type only
 once torch is imported, so it costs nothing to programs that do not use it.
@@ -67,12 +72,14 @@ from autograph.runtime.errors import (
     user_location,
 )
 from autograph.runtime.staging import Retry
+from autograph.runtime.undefined import Undefined
 
 __all__ = ["TorchBackend", "TorchRange"]
 
 _NUMBERS = (bool, int, float)
 
 torch = pytree = is_fake = None
+_SYMBOLIC = set()  # torch.SymBool, SymInt, SymFloat once torch is loaded
 
 
 def _load():
@@ -82,6 +89,17 @@ def _load():
         import torch.utils._pytree as pytree_module
         from torch._subclasses.fake_tensor import is_fake as is_fake_function
         torch, pytree, is_fake = torch_module, pytree_module, is_fake_function
+        _SYMBOLIC.update((torch.SymBool, torch.SymInt, torch.SymFloat))
+        torch_dynamo.install(torch)
+
+
+def prime(backend):
+    """Tells dispatch at once that `backend` claims torch's other value
+    types too: dynamo guards on the dispatch cache, and a type it first
+    meets while it traces would change the cache after the trace."""
+    from autograph.runtime.backends import _by_type
+    for cls in (torch.Tensor, torch.nn.Parameter, *_SYMBOLIC):
+        _by_type.setdefault(cls, backend)
 
 
 class TorchRange:
@@ -104,13 +122,28 @@ class TorchRange:
 
 
 def _is_traced(x):
-    """True for a tensor whose value is unknown while tracing."""
-    return isinstance(x, torch.Tensor) and is_fake(x) and getattr(x, "constant", None) is None
+    """True for a tensor whose value is unknown while tracing (dynamo knows
+    none: `is_fake` is not for it to call)."""
+    return isinstance(x, torch.Tensor) and (
+        torch.compiler.is_dynamo_compiling() or is_fake(x) and getattr(x, "constant", None) is None)
+
+
+def _is_symbolic(x, unbacked_only=True):
+    """True for a symbolic number (torch.SymBool, SymInt, SymFloat) of
+    `torch.export`'s non-strict mode whose value is unknown while tracing:
+    one that comes from `.item()` (unbacked), or, with `unbacked_only`
+    False, from a dimension declared dynamic. Python on a dimension guards
+    on it, as the unconverted function does; a `range()` of it must not."""
+    if type(x) not in _SYMBOLIC or torch.compiler.is_dynamo_compiling():
+        return False
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+    expr = x.node.expr
+    return bool(free_unbacked_symbols(expr) if unbacked_only else expr.free_symbols)
 
 
 def _concrete(x):
     """`bool(x)` if x's value is known, else None."""
-    return None if _is_traced(x) else bool(x)
+    return None if _is_traced(x) or _is_symbolic(x) else bool(x)
 
 
 def _is_value(x):
@@ -162,6 +195,9 @@ def _pred(flag, what, loc):
     """A traced condition as the boolean scalar tensor torch wants."""
     if type(flag) in _NUMBERS:
         return torch.tensor(bool(flag))
+    if type(flag) in _SYMBOLIC:
+        return torch.scalar_tensor(flag, dtype=torch.bool) if type(flag) is torch.SymBool else \
+            torch.scalar_tensor(flag) != 0
     if flag.numel() != 1:
         # What `bool()` of the tensor says in unconverted code.
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
@@ -306,8 +342,11 @@ def _loop(loop):
 # builtins --------------------------------------------------------------------
 
 def _range(*args):
-    if not builtins.any(_is_traced(a) for a in args):
+    if not builtins.any(_is_traced(a) or _is_symbolic(a, unbacked_only=False) for a in args):
         return builtins.range(*args)
+    # A symbolic bound (n.item(), x.shape[0] of a dynamic dimension) as a
+    # traced tensor: what the loop's bodies can read.
+    args = [torch.scalar_tensor(a, dtype=torch.int64) if type(a) is torch.SymInt else a for a in args]
     bounds = staging.range_bounds(
         args, lambda a: isinstance(a, torch.Tensor),
         lambda a: a.numel() == 1 and _kind(a.dtype) == 1, _BACKEND.describe)
@@ -333,6 +372,12 @@ def _template(args, sep, end):
     return sep.join(parts) + end[:-1]
 
 
+# What most state is: a value that is its own only leaf. Said without
+# the staging core's containers, whose code dynamo would trace (and guard on) for each.
+_SCALARS = frozenset({bool, int, float, complex, str, type(None)})
+_LEAF = type("Leaf", (), {"__repr__": lambda self: "*"})()
+
+
 class TorchBackend(staging.StagingBackend):
     """Stages control flow on traced tensors into torch's control-flow
     operators."""
@@ -341,13 +386,21 @@ class TorchBackend(staging.StagingBackend):
     traced = "traced by torch"
     array, cast_hint = "tensor", ".to()"
 
+    def __init__(self):
+        if "torch" in sys.modules:
+            _load()
+
     def owns_type(self, cls):
         if issubclass(cls, TorchRange):
             return True
         if "torch" not in sys.modules:
             return False
         _load()
-        return issubclass(cls, torch.Tensor)
+        if issubclass(cls, torch.Tensor) or cls in _SYMBOLIC:
+            if not torch.compiler.is_dynamo_compiling():
+                prime(self)
+            return True
+        return False
 
     def concrete(self, value):
         return _concrete(value)
@@ -358,8 +411,26 @@ class TorchBackend(staging.StagingBackend):
     cast = staticmethod(_cast)
     describe_type = staticmethod(_describe_type)
     predicate = staticmethod(_pred)
-    stage_cond = staticmethod(_cond)
-    stage_loop = staticmethod(_loop)
+
+    def stage_cond(self, pred, branches):
+        if torch.compiler.is_dynamo_compiling():
+            return torch_dynamo.stage_cond(self, pred, branches)
+        return _cond(pred, branches)
+
+    def stage_loop(self, loop):
+        if torch.compiler.is_dynamo_compiling():
+            return torch_dynamo.stage_loop(self, loop)
+        return _loop(loop)
+
+    def flatten(self, value):
+        if type(value) in _SCALARS or isinstance(value, (torch.Tensor, Undefined)):
+            return [value], _LEAF
+        return super().flatten(value)
+
+    def unflatten(self, treedef, leaves):
+        if treedef is _LEAF:
+            return leaves[0]
+        return super().unflatten(treedef, leaves)
 
     def logical_not(self, value):
         return torch.logical_not(value)
@@ -403,5 +474,7 @@ class TorchBackend(staging.StagingBackend):
     def builtin(self, func):
         return _BUILTINS.get(func)
 
+
+from autograph.runtime import torch_dynamo  # noqa: E402 - it reads this module's helpers
 
 _BACKEND = TorchBackend()  # for messages

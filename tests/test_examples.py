@@ -79,6 +79,13 @@ def test_torch_export():
     assert "torch.ops.higher_order.while_loop(" in out
 
 
+def test_torch_compile():
+    out = run_example("torch_compile.py")
+    assert "# the unconverted forward: Unsupported" in out
+    assert "# converted: 1 graph, 0 graph breaks" in out
+    assert out.count("# same result as eager: True") == 2
+
+
 def test_early_exit():
     out = run_example("early_exit.py")
     assert "# plain tracing fails: SymbolicBoolError" in out
@@ -89,7 +96,8 @@ def test_early_exit():
 
 
 @pytest.mark.parametrize("name, module, extra", [("jax_jit.py", "jax", ".[jax]"),
-                                                 ("torch_export.py", "torch", ".[torch]")])
+                                                 ("torch_export.py", "torch", ".[torch]"),
+                                                 ("torch_compile.py", "torch", ".[torch]")])
 def test_optional_examples_say_what_to_install(name, module, extra):
     # Run the example as if `module` were not installed.
     code = (f"import sys, runpy; sys.modules[{module!r}] = None; "

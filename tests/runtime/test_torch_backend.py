@@ -11,13 +11,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from autograph.runtime.tracer.errors import (
+from autograph.runtime.tracer.errors import (  # noqa: E402
     BranchMismatchError,
     LoopStateError,
     UndefinedOutputError,
 )
 
-import autograph
+import autograph  # noqa: E402
 
 
 class Converted(torch.nn.Module):
@@ -356,3 +356,42 @@ def test_loop_shape_change_error():
         export(shape_changes, t(3))
     assert "'y' is float32[2] before an iteration" in str(info.value)
     assert f"{__file__}:{line_of(shape_changes, 'while x > 0')}" in str(info.value)
+
+
+# .item() values and dynamic dimensions -----------------------------------------
+
+def on_item(x):
+    if x.sum().item() > 0:  # an unbacked symbol under torch.export
+        y = x * 2
+    else:
+        y = -x
+    return y
+
+
+def test_condition_on_item_becomes_cond():
+    assert "cond" in check(on_item, (t(1.0, 2.0),), (t(-1.0, -2.0),))
+
+
+def repeat_item(x, n):
+    for _ in range(n.item()):
+        x = x * 2
+    return x
+
+
+def test_range_of_item_becomes_while_loop():
+    assert "while_loop" in check(repeat_item, (t(1.0, 2.0), t(3)), (t(1.0, 2.0), t(0)))
+
+
+def over_a_dimension(x):
+    total = x.sum() * 0
+    for i in range(x.shape[0]):
+        total = total * 2 + i
+    return total
+
+
+def test_loop_over_a_dynamic_dimension_does_not_specialize_it():
+    exported = torch.export.export(Converted(over_a_dimension), (torch.ones(4),),
+                                   dynamic_shapes={"args": ((torch.export.Dim("n"),),)})
+    assert "while_loop" in operators(exported)
+    for n in (2, 5, 9):
+        assert_same(over_a_dimension(torch.ones(n)), exported.module()(torch.ones(n)))

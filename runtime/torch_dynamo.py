@@ -1,0 +1,268 @@
+"""How the torch backend stages control flow under `torch.compile` (and
+`torch.export(..., strict=True)`), whose tracer, dynamo, runs the bytecode of
+converted code itself.
+
+Dynamo sees every tensor as traced: a condition on one has no value while
+it traces. The backend then calls dynamo's own higher-order operators,
+`torch.cond` and `torch._higher_order_ops.while_loop`, which trace each body
+function as a subgraph of the one graph that dynamo builds. They ask more of
+a body than torch's operators underneath (which `torch.export`'s non-strict
+mode calls; see torch_backend.py):
+
+  * a body must not change Python state (dynamo checks it), and the backend
+    cannot trace a body again when a type must widen. So each branch, or
+    one loop iteration, first runs once in the enclosing graph (the probe),
+    on copies of the state: that is how the backend learns what the
+    branches give and which types the loop state settles on. The probe's
+    results are unused: torch.compile's compilers (inductor, aot_eager)
+    drop them;
+  * a body may neither modify its inputs in place nor return them (or views
+    of them) while autograd records. The probe sees which inputs a body
+    modifies (their `_version` moves): the body gets copies of those. A
+    tensor that a body returns unchanged is copied.
+
+Dynamo lifts the tensors that a body reads from outside (module parameters,
+variables of the enclosing function) into subgraph inputs by itself.
+
+The call hook (calls.py) and the error locations (errors.py) take paths
+that dynamo can trace while `torch.compiler.is_dynamo_compiling()`; `install`
+sets them up once torch is imported.
+"""
+
+import os
+import sys
+import types
+
+from autograph.runtime import calls, errors
+from autograph.runtime import torch_backend as tb
+from autograph.runtime.staging import Retry, normalize
+from autograph.runtime.undefined import UndefinedReturnValue
+
+__all__ = ["install", "stage_cond", "stage_loop"]
+
+_PACKAGE = __name__.split(".")[0] + "."
+
+
+def install(torch):
+    """Routes the call hook and error locations through dynamo-safe paths
+    while dynamo traces."""
+    global _compiling
+    _compiling = torch.compiler.is_dynamo_compiling
+    calls.set_bytecode_tracer(_compiling, _outside, _ready)
+    errors.set_traced_location(_location)
+
+
+def _ready():
+    """Keeps dynamo from compiling this package's runtime functions as
+    frames of their own (it still traces them inside converted code): when
+    dynamo cannot trace a statement, it runs the statement's operator call
+    as Python, and that must run the operator as Python throughout, with
+    the tensors' values, as the unconverted statement would. Run once,
+    while dynamo traces, outside the trace."""
+    global _skipped
+    if not _skipped:
+        from torch._dynamo.eval_frame import skip_code
+        for code in _runtime_code():
+            skip_code(code)
+        _skipped = True
+    from autograph.runtime.backends import _backends
+    for backend in _backends:
+        if isinstance(backend, tb.TorchBackend):
+            tb.prime(backend)
+            break
+    return True
+
+
+def _runtime_code():
+    """The code objects of the runtime's modules, nested ones included."""
+    found, stack = set(), []
+    for name, module in list(sys.modules.items()):
+        if name.startswith(_PACKAGE + "runtime") and module is not None:
+            for value in vars(module).values():
+                members = vars(value).values() if isinstance(value, type) else (value,)
+                for member in members:
+                    member = getattr(member, "__func__", member)
+                    if isinstance(member, types.FunctionType) and member.__module__ == name:
+                        stack.append(member.__code__)
+    while stack:
+        code = stack.pop()
+        if code not in found:
+            found.add(code)
+            stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+_compiling = None
+_skipped = False
+
+
+def _converted_outside(convert, f):
+    """Runs `convert(f)` while dynamo traces, outside the trace: dynamo calls
+    a function marked as having a constant result as it is, with the
+    values of its arguments, and takes its result as a constant. A
+    function is no constant that dynamo can call, so it waits in `_held`
+    under a fresh name, which dynamo reads like any attribute."""
+    name = f"converted_{len(vars(_held))}"
+    setattr(_held, name, convert(f))
+    return name
+
+
+def _traced_location():
+    """'file:line' of the user's statement that dynamo is tracing."""
+    from torch._guards import TracingContext
+    for frame in reversed(TracingContext.extract_stack()):
+        if not frame.filename.startswith(_RUNTIME_DIR):
+            return f"{frame.filename}:{frame.lineno}"
+    return "<unknown>"
+
+
+# What `torch.compiler.assume_constant_result` does (importing it costs
+# torch._dynamo's import, 1.5 s, in programs that never compile).
+_converted_outside._dynamo_marked_constant = True
+_traced_location._dynamo_marked_constant = True
+_ready._dynamo_marked_constant = True
+_held = types.SimpleNamespace()
+_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _outside(convert, f):
+    return getattr(_held, _converted_outside(convert, f))
+
+
+def _location():
+    """The user's location while dynamo traces, else None."""
+    if _compiling():
+        _ready()
+        return _traced_location()
+    return None
+
+
+# cond and loops ----------------------------------------------------------------
+
+def _copies(values):
+    """`values` with each tensor leaf copied."""
+    torch = tb.torch
+    if isinstance(values, torch.Tensor):
+        return values.clone()
+    if type(values) in tb._SCALARS:
+        return values
+    return tb.pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, values)
+
+
+def _passed_through(values, leaves):
+    """Positions of the tensors among `values` that a body gives back as
+    they are: it returns them unchanged or modifies them in place (as
+    `n += 1` does), which dynamo forbids. Such a body gets copies."""
+    return {i for i, v in enumerate(values) if isinstance(v, tb.torch.Tensor)
+            and any(leaf is v for leaf in leaves)}
+
+
+def _guarded(values, mutated):
+    """`values` with copies at the positions in `mutated`."""
+    return [v.clone() if i in mutated else v for i, v in enumerate(values)]
+
+
+def _unaliased(out, made, grad):
+    """`out` as a body may return it: a copy when autograd records and the
+    body did not make it (`made`): dynamo forbids a body to return its
+    input, or a view of it, and cannot tell the backend which tensors
+    those are."""
+    return out.clone() if grad and not made else out
+
+
+def _probing(delta):
+    """How many probes run (after adding `delta`) in the graph that dynamo
+    builds now: trace-time state, kept outside the trace, per graph (a
+    trace that dynamo abandons in a probe leaves no count behind)."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    graph = InstructionTranslator.current_tx().output
+    if _probes.get("graph") is not graph:
+        _probes.update(graph=graph, depth=0)
+    _probes["depth"] += delta
+    return _probes["depth"]
+
+
+_probing._dynamo_marked_constant = True
+_probes = {}
+
+
+def _probe(fn, *args):
+    """`fn(*args)` as a probe: statements staged inside it give only their
+    types, without torch operators of their own. (Dynamo forgets what a
+    traced object's attributes become after it traces a torch.cond or a
+    while_loop, so nothing is staged before a plan is settled.)"""
+    _probing(1)
+    try:
+        return fn(*args)
+    finally:
+        _probing(-1)
+
+
+def stage_cond(backend, pred, branches):
+    """`torch.cond`, after a probe of both branches settles their plan."""
+    torch = tb.torch
+    memo, count = branches.memo, branches.count
+    if "mutated" not in memo:
+        mutated = set()
+        for k in (0, 1):
+            copies = [_copies(v) for v in branches.operands]
+            branches.trace(k, _probe(branches.fns[k], *copies))
+            mutated |= _passed_through(copies, branches.flats[k].leaves)
+        memo["mutated"] = mutated
+        branches.settle()
+    if _probing(0):
+        return branches.outputs(0)
+    plan, mutated, grad = list(branches.plan), memo["mutated"], torch.is_grad_enabled()
+
+    def branch(k):
+        def run():
+            result = branches.fns[k](*_guarded(list(branches.operands), mutated))
+            leaves = backend.flat(normalize(result, count, "branch")).leaves
+            outs = []
+            for j, (kind, t) in enumerate(plan):
+                if kind == "carried":
+                    leaf = leaves[j]
+                    value = backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
+                    outs.append(_unaliased(value, value is not leaf, grad))
+            return tuple(outs)
+        return run
+
+    if not any(kind == "carried" for kind, _ in plan):
+        return ()  # the branches give nothing that depends on the condition
+    return torch.cond(backend.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
+
+
+def stage_loop(backend, loop):
+    """dynamo's `while_loop`, after a probe of one iteration settles the
+    types of the carried values."""
+    torch = tb.torch
+    from torch._higher_order_ops.while_loop import while_loop
+    memo = loop.memo
+    memo.setdefault("mutated", set())
+    carry = [_copies(v) for v in loop.init()]
+    new = backend.flat(_probe(loop.body, *loop.unflatten(carry)))
+    positions = sorted(loop.types)
+    memo["mutated"] |= {i for i, j in enumerate(positions)
+                        if isinstance(carry[i], torch.Tensor) and new.leaves[j] is carry[i]}
+    if loop.check(new):
+        raise Retry
+    if _probing(0):
+        return loop.init()
+    mutated, grad = memo["mutated"], torch.is_grad_enabled()
+
+    def cond_fn(*carry):
+        return loop.cond_fun(carry)
+
+    def body_fn(*carry):
+        new = backend.flat(loop.body(*loop.unflatten(_guarded(list(carry), mutated))))
+        outs = loop.outputs(new)
+        return tuple(_unaliased(v, v is not new.leaves[j], grad) for v, j in zip(outs, positions, strict=True))
+
+    # A copy of each tensor that enters the loop as it is: the loop's bodies
+    # may read it from outside as well, and torch forbids a carried value to
+    # alias a tensor that they read.
+    init = tuple(v.clone() if v is loop.leaves[j] else v for v, j in zip(loop.init(), positions, strict=True))
+    # Dynamo gives the loop's outputs strides of unbacked symbols, and fails
+    # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
+    # None when lifting it to input of top-level"): a copy has plain strides.
+    return tuple(v.clone() if v.dim() else v for v in while_loop(cond_fn, body_fn, init))

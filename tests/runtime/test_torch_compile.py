@@ -1,0 +1,373 @@
+"""The PyTorch backend under real `torch.compile`: converted code compiles
+as one graph (`fullgraph=True`, and `torch._dynamo.explain` counts no graph
+break), and each compiled function's results, on arguments that take every
+way through its conditions, equal the unconverted function's run eagerly.
+
+Most tests compile with the `eager` backend (dynamo's graph, run by torch
+as it is); two use inductor."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import autograph  # noqa: E402
+
+
+def t(*values, dtype=None):
+    return torch.tensor(values[0] if len(values) == 1 else values, dtype=dtype)
+
+
+def assert_same(expected, actual):
+    expected, actual = (torch.utils._pytree.tree_flatten(v) for v in (expected, actual))
+    assert expected[1] == actual[1]
+    for e, a in zip(expected[0], actual[0], strict=True):
+        assert isinstance(a, torch.Tensor)
+        if isinstance(e, torch.Tensor):
+            assert (a.dtype, a.shape) == (e.dtype, e.shape)
+        torch.testing.assert_close(a, torch.as_tensor(e, dtype=a.dtype), rtol=1e-6, atol=1e-6)
+
+
+def compiled(f, backend="eager", fullgraph=True):
+    torch._dynamo.reset()
+    return torch.compile(f, fullgraph=fullgraph, backend=backend)
+
+
+def graph_breaks(f, *args):
+    torch._dynamo.reset()
+    explanation = torch._dynamo.explain(f)(*args)
+    return explanation.graph_count, explanation.graph_break_count
+
+
+def check(f, *argsets, backend="eager"):
+    """Compiles the conversion of f with fullgraph=True, runs it on each set
+    of arguments, and returns its (graph count, graph break count)."""
+    converted = autograph.to_graph(f)
+    function = compiled(converted, backend)
+    for args in argsets:
+        assert_same(f(*args), function(*args))
+    return graph_breaks(converted, *argsets[0])
+
+
+def operators(f, *args):
+    """The higher-order operators in the graph that dynamo captures."""
+    found = set()
+
+    def backend(gm, inputs):
+        for module in gm.modules():
+            if isinstance(module, torch.fx.GraphModule):
+                found.update(n.target.name() for n in module.graph.nodes
+                             if isinstance(n.target, torch._ops.HigherOrderOperator))
+        return gm
+
+    torch._dynamo.reset()
+    torch.compile(autograph.to_graph(f), fullgraph=True, backend=backend)(*args)
+    return found
+
+
+# if, conditional expressions, and/or ----------------------------------------
+
+def relu_or_square(x):
+    if x.sum() > 0:
+        y = x * x
+    else:
+        y = -x
+    return y
+
+
+def test_if_becomes_cond():
+    assert check(relu_or_square, (t(0.0, 1.0, 2.0),), (t(0.0, -1.0, -2.0),)) == (1, 0)
+    assert operators(relu_or_square, t(1.0, 2.0)) == {"cond"}
+
+
+def early_return(x):
+    if x > 0:
+        return x * 2
+    return -x
+
+
+def number_meets_tensor(x):
+    if x.sum() > 0:
+        y = 0
+    else:
+        y = x
+    return y
+
+
+def same_python_number(x):
+    if x > 0:
+        n = 3
+        y = x
+    else:
+        n = 3
+        y = -x
+    for _ in range(n):  # a Python loop: n is the same Python int in both branches
+        y = y + 1
+    return y
+
+
+@pytest.mark.parametrize("f, argsets", [
+    (early_return, [(t(3.0),), (t(-3.0),)]),
+    (same_python_number, [(t(2.0),), (t(-2.0),)]),
+])
+def test_branch_outputs_settle_as_under_export(f, argsets):
+    assert check(f, *argsets) == (1, 0)
+
+
+def test_python_number_takes_the_other_branch_dtype_and_shape():
+    function = compiled(autograph.to_graph(number_meets_tensor))
+    assert_same(t(-1.0, -2.0), function(t(-1.0, -2.0)))
+    assert_same(torch.zeros(2), function(t(1.0, 2.0)))
+    assert graph_breaks(autograph.to_graph(number_meets_tensor), t(1.0, 2.0)) == (1, 0)
+
+
+def expressions(x):
+    y = x * 2 if x > 1 else x - 1
+    ok = x > 0 and x < 10
+    either = x < -5 or x > 5
+    return y, ok, either, not x > 2
+
+
+def test_conditional_expression_and_boolean_operators():
+    assert check(expressions, *[(t(v),) for v in (-7.0, 0.5, 3.0, 11.0)]) == (1, 0)
+    assert operators(expressions, t(3.0)) == {"cond"}
+
+
+def python_condition(x, flag):
+    if flag:  # a Python value: Python runs the `if`, dynamo specializes on it
+        x = x + 1
+    return x * 2
+
+
+def test_python_conditions_run_as_python():
+    for flag in (True, False):
+        assert check(python_condition, (t(1.0), flag)) == (1, 0)
+        assert operators(python_condition, t(1.0), flag) == set()
+
+
+# loops -----------------------------------------------------------------------
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1  # in place on the loop's tensor: the body gets a copy
+    return steps
+
+
+def test_while_becomes_while_loop():
+    assert check(collatz_steps, (t(6),), (t(1),), (t(27),)) == (1, 0)
+    assert operators(collatz_steps, t(6)) == {"while_loop", "cond"}
+
+
+def newton_sqrt(a):
+    x = a
+    while torch.abs(x * x - a) > 1e-6:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def return_inside_while(x):
+    i = 0
+    while i < 10:
+        if x * i > 20:
+            return i
+        i += 1
+    return -1
+
+
+def widening_counter(x):
+    t = 0
+    while t < x:
+        t = t + 0.75  # a Python int that becomes a float: the loop carries a float
+    return t
+
+
+def triangular(n):
+    total = 0
+    for k in range(n):
+        total += k
+    return total, len(range(1, n, 2))
+
+
+def break_on_tensor(x):
+    # A Python loop whose `break` turns traced: the iterations after it run
+    # under a cond (whose probe stages nothing: see torch_dynamo._probe).
+    total = x * 0
+    for _ in range(5):
+        if total.sum() > 10:
+            break
+        total = total + x
+    return total
+
+
+@pytest.mark.parametrize("f, argsets", [
+    (newton_sqrt, [(t(2.0, dtype=torch.float64),), (t(81.0, dtype=torch.float64),)]),
+    (return_inside_while, [(t(3.0),), (t(0.5),)]),
+    (widening_counter, [(t(2.0),), (t(-1.0),)]),
+    (triangular, [(t(7),), (t(0),), (t(1),)]),
+    (break_on_tensor, [(t(1.0, 2.0),), (t(0.1, 0.1),)]),
+])
+def test_loops(f, argsets):
+    assert check(f, *argsets) == (1, 0)
+
+
+def test_range_of_a_traced_bound_becomes_while_loop():
+    assert "while_loop" in operators(triangular, t(7))
+
+
+def item_updates(x):
+    y = torch.zeros(3)
+    for i in range(3):
+        y[i] = x[i] * 2
+    y[0] += 1
+    if x.sum() > 0:
+        y[1] = 7.0
+    return y
+
+
+def tensor_methods(x):
+    # Methods of tensors that the converted code computes (x.abs().sum)
+    # are dynamo values without a type.
+    if x.abs().sum() > 1:
+        return x.max()
+    return x.min()
+
+
+@pytest.mark.parametrize("f, argsets", [
+    (item_updates, [(t(1.0, 2.0, 3.0),), (t(-1.0, -2.0, -3.0),)]),
+    (tensor_methods, [(t(1.0, -2.0),), (t(0.1, 0.2),)]),
+])
+def test_other_statements(f, argsets):
+    assert check(f, *argsets) == (1, 0)
+
+
+# modules ----------------------------------------------------------------------
+
+class Gate(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+        self.forward = autograph.to_graph(self.plain_forward)
+
+    def plain_forward(self, x):
+        if x.sum() > 0:
+            x = self.linear(x)
+        return x
+
+
+def test_module_whose_converted_forward_reads_parameters():
+    torch.manual_seed(0)
+    gate = Gate()
+    function = compiled(gate)
+    for x in (torch.ones(3), -torch.ones(3)):
+        assert_same(gate.plain_forward(x), function(x))
+    assert graph_breaks(gate, torch.ones(3)) == (1, 0)
+
+
+@autograph.convert()
+def gated_matmul(x, w):
+    if x.sum() > 0:
+        return x @ w
+    return x
+
+
+class Model(torch.nn.Module):
+    """A model that torch.compile wraps as a whole, calling a converted
+    function from its unconverted forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.eye(3) * 2)
+
+    def forward(self, x):
+        return gated_matmul(torch.relu(x) - 0.5, self.w) + 1
+
+    def plain(self, x):
+        h = torch.relu(x) - 0.5
+        return (h @ self.w if h.sum() > 0 else h) + 1
+
+
+def test_converted_function_as_a_decorator_inside_a_compiled_model():
+    model = Model()
+    function = compiled(model)
+    for x in (torch.ones(3), -torch.ones(3)):
+        assert_same(model.plain(x), function(x))
+    assert graph_breaks(model, torch.ones(3)) == (1, 0)
+    # Gradients flow through the cond into the parameter.
+    function(torch.ones(3)).sum().backward()
+    expected = torch.autograd.grad(model.plain(torch.ones(3)).sum(), model.w)[0]
+    assert torch.equal(model.w.grad, expected)
+
+
+# the default mode and inductor ----------------------------------------------------
+
+def prints_in_a_branch(x):
+    if x.sum() > 0:
+        print("positive")  # dynamo cannot put print in a graph: this `if` runs as Python
+        y = x * 2
+    else:
+        y = -x
+    return y
+
+
+def dtype_mismatch(x):
+    if x > 0:
+        y = torch.tensor(1, dtype=torch.int32)
+    else:
+        y = x
+    return y
+
+
+@pytest.mark.parametrize("f, argsets", [
+    (tensor_methods, [(t(1.0, -2.0),), (t(0.1, 0.2),)]),
+    (collatz_steps, [(t(27),), (t(1),)]),
+    (prints_in_a_branch, [(t(1.0, 2.0),), (t(-1.0, -2.0),)]),
+    (dtype_mismatch, [(t(1.0),), (t(-1.0),)]),  # no cond: the `if` runs as Python, as in eager
+])
+def test_default_mode_runs_what_it_cannot_capture_as_python(f, argsets, capsys):
+    function = compiled(autograph.to_graph(f), fullgraph=False)
+    for args in argsets:
+        expected = f(*args)
+        assert_same(expected, function(*args))
+    out = capsys.readouterr().out
+    assert out.count("positive") == (2 if f is prints_in_a_branch else 0)
+
+
+def test_inductor():
+    assert check(collatz_steps, (t(27),), (t(1),), backend="inductor") == (1, 0)
+    assert check(relu_or_square, (t(1.0, 2.0),), (t(-1.0, -2.0),), backend="inductor") == (1, 0)
+
+
+# errors ------------------------------------------------------------------------
+
+def test_fullgraph_error_names_the_variable_and_line():
+    with pytest.raises(torch._dynamo.exc.Unsupported) as info:
+        compiled(autograph.to_graph(dtype_mismatch))(t(1.0))
+    assert "'y' is int32[] in the true branch but float32[] in the false branch" in str(info.value)
+    assert f"{__file__}:{dtype_mismatch.__code__.co_firstlineno + 1}" in str(info.value)
+
+
+# torch.export(strict=True) traces with dynamo too ----------------------------------
+
+class Converted(torch.nn.Module):
+    def __init__(self, f):
+        super().__init__()
+        self.f = autograph.to_graph(f)
+
+    def forward(self, *args):
+        return self.f(*args)
+
+
+@pytest.mark.parametrize("f, argsets", [
+    (collatz_steps, [(t(27),), (t(1),)]),
+    (relu_or_square, [(t(1.0, 2.0),), (t(-1.0, -2.0),)]),
+    (expressions, [(t(v),) for v in (-7.0, 0.5, 3.0, 11.0)]),
+    (triangular, [(t(7),), (t(0),)]),
+])
+def test_strict_export(f, argsets):
+    exported = torch.export.export(Converted(f), argsets[0], strict=True)
+    for args in argsets:
+        assert_same(f(*args), exported.module()(*args))
