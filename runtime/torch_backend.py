@@ -390,6 +390,11 @@ class TorchBackend(staging.StagingBackend):
         if "torch" in sys.modules:
             _load()
 
+    def tracks_places(self):
+        # Under torch.compile dynamo follows the Python side effects of the
+        # bodies itself (and cannot trace the walk over closures).
+        return not torch.compiler.is_dynamo_compiling()
+
     def owns_type(self, cls):
         if issubclass(cls, TorchRange):
             return True

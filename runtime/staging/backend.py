@@ -121,8 +121,16 @@ class StagingBackend(Backend):
         known = self.concrete(pred)
         if known is not None:
             return Backend.cond(self, known, true_fn, false_fn, operands, names)
+        if not self.tracks_places():
+            return self._cond(pred, true_fn, false_fn, operands, names)
         # What the branches change in place (places.py) is more outputs.
         return places.cond(self._cond, pred, true_fn, false_fn, operands, names)
+
+    def tracks_places(self):
+        """Whether staged blocks carry what they change in place (places.py).
+        A backend whose tracer follows Python side effects itself (dynamo)
+        says no while that tracer runs."""
+        return True
 
     def _cond(self, pred, true_fn, false_fn, operands, names):
         what = f"an `if` whose condition is {self.traced}"
@@ -149,6 +157,8 @@ class StagingBackend(Backend):
             count = len(names)
             return self._stage(Loop(self, test, lambda *s: normalize(body(*s), count, "loop body"),
                                     state, names, what, loc))
+        if not self.tracks_places():
+            return stage(test, body, state, names)
         return places.loop(stage, test, body, state, names)
 
     def for_loop(self, iterable, extra_test, body, state, names, opts):
@@ -161,6 +171,8 @@ class StagingBackend(Backend):
 
         def stage(extra_test, body, state, names):
             return self._stage(counted.loop(self, extra_test, body, state, names, loc))[1:]
+        if not self.tracks_places():
+            return stage(extra_test, body, state, names)
         return places.loop(stage, extra_test, body, state, names, for_item=True)
 
     def _stage(self, loop):
