@@ -802,7 +802,8 @@ CASES = [
     (first_repeated_window, ([v % 4 for v in _lcg(7, 400, 1000)], 6)),
     (word_frequencies, (_TEXT,)),
     (caesar_cipher, (_TEXT[:400], 13)),
-    (is_palindrome, ("A man, a plan, a canal: Panama! " * 8 + " ".join(reversed("A man, a plan, a canal: Panama! " * 8)),)),
+    (is_palindrome, ("A man, a plan, a canal: Panama! " * 8
+                     + " ".join(reversed("A man, a plan, a canal: Panama! " * 8)),)),
     (run_length_encode, ("aaabccddddde" * 30 + "xyz" * 10,)),
     (count_letter_classes, (_TEXT[:500] + "12345 67890 ?!",)),
     (longest_common_prefix, (["interstellar", "internet", "interval", "internal", "interstate"] * 8,)),

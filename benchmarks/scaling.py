@@ -196,7 +196,8 @@ def measure(source, inputs=(0, 3, 50)):
 
 
 def _row(label, size, unit, elapsed, matches):
-    return f"| {label:<20} | {size:>6} | {elapsed * 1e3:>10.1f} | {elapsed * 1e6 / size:>12.1f} {unit:<5} | {'yes' if matches else 'NO':>7} |"
+    per_unit = f"{elapsed * 1e6 / size:>12.1f} {unit:<5}"
+    return f"| {label:<20} | {size:>6} | {elapsed * 1e3:>10.1f} | {per_unit} | {'yes' if matches else 'NO':>7} |"
 
 
 def scaling_table(sizes, depths):

@@ -29,7 +29,8 @@ class _Transformer(gast.NodeTransformer):
         if node.msg is not None and not deferrable(node.msg):
             return node
         args = [node.test] + ([templates.lambda_(node.msg)] if node.msg is not None else [])
-        return templates.located(templates.expr_stmt(templates.call(templates.attr(self.ctx.ag, "assert_stmt"), *args)), node)
+        call = templates.call(templates.attr(self.ctx.ag, "assert_stmt"), *args)
+        return templates.located(templates.expr_stmt(call), node)
 
 
 def transform(node, ctx):

@@ -16,11 +16,11 @@ plain statements after the loop.
 """
 
 import gast
+from autograph.converters import jumps
+from autograph.converters.return_statements import stop_when
 
 from autograph import templates
 from autograph.analysis import deferrable
-from autograph.converters import jumps
-from autograph.converters.return_statements import stop_when
 
 __all__ = ["transform"]
 

@@ -21,9 +21,9 @@ flag does, and the rest of the body runs under `if not continue_:`:
 """
 
 import gast
+from autograph.converters import jumps
 
 from autograph import templates
-from autograph.converters import jumps
 
 __all__ = ["transform"]
 

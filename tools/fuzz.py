@@ -25,7 +25,13 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tools.program_generator import (  # noqa: E402
-    FEATURES, _time_limit, compare, compile_program, generate, inputs_for, observe,
+    FEATURES,
+    _time_limit,
+    compare,
+    compile_program,
+    generate,
+    inputs_for,
+    observe,
 )
 
 __all__ = ["check_source", "check_seed", "minimize", "main"]

@@ -500,7 +500,8 @@ class _Gen:
         elif r < 0.55:
             self.emit(indent, f"{target} = len({{{k} % 3 for {k} in range({self.atom(env)} % 6)}})")
         elif r < 0.8:
-            self.emit(indent, f"{target} = sum({{{k}: {k} * 2 for {k} in range(4) if {k} != {self.atom(env)}}}.values())")
+            atom = self.atom(env)
+            self.emit(indent, f"{target} = sum({{{k}: {k} * 2 for {k} in range(4) if {k} != {atom}}}.values())")
         else:
             self.emit(indent, f"{target} = sum(({k} if {k} % 2 else -{k}) for {k} in range({self.atom(env)} % 5))")
         env["defined"].add(target)

@@ -47,8 +47,8 @@ if __package__ in (None, ""):
 
 import numpy as np
 
-from tools.numeric_generator import FEATURES, generate, inputs_for
 from tools.fuzz import print_groups, run_tasks
+from tools.numeric_generator import FEATURES, generate, inputs_for
 from tools.program_generator import Timeout, _time_limit, compile_program
 
 __all__ = ["LIMITATION_ERRORS", "check_seed", "check_source", "format_report", "main"]

@@ -40,6 +40,9 @@ __all__ = [
     "UndefinedOutputError",
     "UnsupportedFunctionError",
     "compile_graph",
+    "context",
+    "executor",
+    "numpy_api",
     "passes",
 ]
 

@@ -413,7 +413,8 @@ def decorator_inside(n):
 
 @case((3,),)
 def higher_order_builtins(n):
-    return list(map(lambda v: v * 2, range(n))), list(filter(lambda v: v % 2, range(n))), sorted(range(n), key=lambda v: -v)
+    return (list(map(lambda v: v * 2, range(n))), list(filter(lambda v: v % 2, range(n))),
+            sorted(range(n), key=lambda v: -v))
 
 
 @case((5,),)

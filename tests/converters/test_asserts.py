@@ -11,11 +11,9 @@ import sys
 import textwrap
 
 import pytest
+from harness import LOG, assert_same_behaviour, from_source, lines_of, log  # noqa: E402,F401
 
 import autograph
-
-from harness import LOG, assert_same_behaviour, from_source, lines_of, log, observe as _observe  # noqa: E402,F401
-
 
 # Snippets -----------------------------------------------------------------
 

@@ -6,12 +6,10 @@ plain calls unless the user rebinds their name."""
 import sys
 
 import pytest
+from harness import LOG, assert_same_behaviour, from_source, lines_of, log  # noqa: E402,F401
+from harness import observe as _observe
 
 import autograph
-
-from harness import LOG, assert_same_behaviour, from_source, lines_of, log, observe as _observe  # noqa: E402,F401
-
-
 from autograph.conversion import is_generated as _is_generated
 
 

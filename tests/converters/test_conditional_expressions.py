@@ -5,11 +5,9 @@ evaluated; operands with walrus stay Python."""
 import re
 
 import pytest
+from harness import LOG, assert_same_behaviour, from_source, lines_of, log  # noqa: E402,F401
 
 import autograph
-
-from harness import LOG, assert_same_behaviour, from_source, lines_of, log, observe as _observe  # noqa: E402,F401
-
 
 # Snippets -----------------------------------------------------------------
 

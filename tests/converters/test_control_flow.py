@@ -7,11 +7,9 @@ a state variable may be unbound, and reads that may meet it are
 import re
 
 import pytest
+from harness import LOG, assert_same_behaviour, from_source, lines_of, log  # noqa: E402,F401
 
 import autograph
-
-from harness import LOG, assert_same_behaviour, from_source, lines_of, log, observe as _observe  # noqa: E402,F401
-
 
 G = 0
 

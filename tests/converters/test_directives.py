@@ -3,14 +3,11 @@ loop is removed from the body and its keywords become the options dict, the
 last argument of `ag__.while_stmt` / `ag__.for_stmt`; Python execution is
 unchanged."""
 
-from autograph import set_loop_options
-
 import pytest
+from harness import LOG, assert_same_behaviour, from_source, lines_of, log  # noqa: E402,F401
 
 import autograph
-
-from harness import LOG, assert_same_behaviour, from_source, lines_of, log, observe as _observe  # noqa: E402,F401
-
+from autograph import set_loop_options
 
 # Snippets -----------------------------------------------------------------
 
@@ -97,7 +94,8 @@ def test_same_behaviour(fn, inputs):
 SHAPES = [
     (while_with_options, "x = ag__.while_stmt(loop_test, loop_body, (x,), ('x',), {'maximum_iterations': 10})"),
     (for_with_options,
-     "total = ag__.for_stmt(xs, None, loop_body, (total,), ('total',), {'parallel_iterations': 4, 'swap_memory': True})"),
+     "total = ag__.for_stmt(xs, None, loop_body, (total,), ('total',), "
+     "{'parallel_iterations': 4, 'swap_memory': True})"),
     (directive_not_first, "i = ag__.while_stmt(loop_test, loop_body, (i,), ('i',), {'maximum_iterations': n})"),
     (two_directives,
      "i = ag__.while_stmt(loop_test, loop_body, (i,), ('i',), {'maximum_iterations': 100, 'shape_invariants': []})"),

@@ -4,11 +4,11 @@ of that moment. Call sites remember their last callee."""
 
 import types
 
+import autograph.runtime as runtime
 import pytest
+from autograph.runtime import calls
 
 import autograph
-import autograph.runtime as runtime
-from autograph.runtime import calls
 
 
 class Flag:

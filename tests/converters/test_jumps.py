@@ -9,13 +9,9 @@ import ast
 import textwrap
 
 import gast
-
-from autograph.converters import jumps
-
 import pytest
-
-
-from harness import LOG, assert_same_behaviour, from_source, lines_of, log, observe as _observe  # noqa: E402,F401
+from autograph.converters import jumps
+from harness import LOG, assert_same_behaviour, from_source, lines_of, log  # noqa: E402,F401
 
 
 def _body(source):
