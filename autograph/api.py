@@ -2,12 +2,9 @@
 
 import functools
 import os
-import sys
-import sysconfig
 import types
 import weakref
 
-import autograph.runtime as runtime
 import autograph.runtime.errors as runtime_errors
 from autograph import conversion, logs
 from autograph.errors import ConversionError
@@ -183,83 +180,3 @@ def _warn_once(entity, message):
     except TypeError:
         pass
     logs.warning("autograph: %s", message)
-
-
-# The call hook ------------------------------------------------------------
-
-_LIBRARIES = frozenset({
-    "autograph", "numpy", "scipy", "jax", "jaxlib", "torch", "tensorflow", "pandas", "gast",
-    "pytest", "_pytest", "pluggy", "hypothesis", "typing_extensions", "six", "absl", "google",
-})
-_library_paths = tuple(p for p in {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-                       if p)
-_stdlib_names = frozenset(getattr(sys, "stdlib_module_names", ()))
-_module_is_library = {}
-
-
-def _is_library(f):
-    module = f.__globals__.get("__name__") or ""
-    known = _module_is_library.get(module)
-    if known is None:
-        top = module.partition(".")[0]
-        filename = f.__code__.co_filename
-        known = (top in _LIBRARIES or top in _stdlib_names
-                 or "site-packages" in filename or "dist-packages" in filename
-                 or (filename.startswith(_library_paths) and not filename.startswith(sys.prefix + "/src")))
-        _module_is_library[module] = known
-    return known
-
-
-def _matches(module, names):
-    return any(module == name or module.startswith(name + ".") for name in names)
-
-
-def _not_converted_because(f, options):
-    """Why converted code calls `f` (a plain function) unconverted with
-    `options`, as a note for later errors; None if it is to be converted."""
-    if conversion.is_generated(f.__code__):
-        return ""
-    name = f.__qualname__
-    if getattr(f, _DO_NOT_CONVERT, False):
-        return f"`{name}` is marked with autograph.do_not_convert, so it runs as Python"
-    module = f.__globals__.get("__name__") or ""
-    if module.partition(".")[0] == "autograph":
-        return ""
-    if _matches(module, options.exclude):
-        return (f"`{name}` is not converted: its module {module!r} is excluded (exclude=...), so it runs "
-                "as Python")
-    if _is_library(f) and not _matches(module, options.include):
-        top = module.partition(".")[0] or module
-        return (f"`{name}` is library code (module {module!r}), which converted code calls unconverted: "
-                f"pass include=[{top!r}] to autograph.function or autograph.to_graph to convert it")
-    return None
-
-
-def _converted_callee(f, options=conversion.DEFAULT):
-    """What the runtime's call hook calls instead of `f` (recursive mode):
-    the converted function, or `f` itself. For plain functions the answer is
-    remembered on `f`, so the hook finds it at once next time."""
-    if type(f) is types.FunctionType:
-        result = conversion.cached(f, options)
-        if result is not None:
-            return result
-        reason = _not_converted_because(f, options)
-        if reason is None:
-            try:
-                return conversion.converted(f, options)
-            except ConversionError as error:
-                _fell_back(f, error, options, runtime_errors.user_location(2))
-                logs.log(1, "calling %s unconverted: %s", _describe(f), error)
-        elif reason:
-            runtime_errors.note_unconverted(f.__code__, reason)
-        conversion.remember(f, f, options)
-        return f
-    function, rebuild = _function_of(f)
-    if function is None or isinstance(f, type):
-        return f
-    converted = _converted_callee(function, options)
-    return f if converted is function else rebuild(converted)
-
-
-runtime.set_converter(_converted_callee)
-conversion.set_callee_policy(_converted_callee)

@@ -28,7 +28,7 @@ import gast
 
 import autograph.runtime as runtime
 import autograph.runtime.calls as runtime_calls
-from autograph import analysis, logs, parsing, templates
+from autograph import analysis, builders, logs, parsing
 from autograph.converters import (
     asserts,
     break_statements,
@@ -278,7 +278,7 @@ def _rewrite_super(node):
     for child in _walk_scope(node):
         if (isinstance(child, gast.Call) and isinstance(child.func, gast.Name) and child.func.id == "super"
                 and not child.args and not child.keywords):
-            child.args = templates.located([templates.name("__class__"), templates.name(params[0].id)], child)
+            child.args = builders.located([builders.name("__class__"), builders.name(params[0].id)], child)
 
 
 def _loop_jumps_out_of(stmts, in_loop=False):
@@ -345,9 +345,9 @@ def _convert_tree(node, ctx):
 def _as_function_def(node, namer):
     """A lambda is converted as `def <fresh name>(args): return body`."""
     if isinstance(node, gast.Lambda):
-        function = templates.function(namer.new("lambda_"), [], [templates.located(templates.ret(node.body), node)])
+        function = builders.function(namer.new("lambda_"), [], [builders.located(builders.ret(node.body), node)])
         function.args = node.args
-        return templates.located(function, node)
+        return builders.located(function, node)
     return node
 
 
@@ -364,10 +364,10 @@ def _fill_empty_blocks(tree):
     for node in gast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(body, list) and not body and not isinstance(node, gast.Module):
-            node.body = [templates.located(gast.Pass(), node)]
+            node.body = [builders.located(gast.Pass(), node)]
         finalbody = getattr(node, "finalbody", None)
         if isinstance(node, gast.Try) and not node.handlers and not finalbody:
-            node.finalbody = [templates.located(gast.Pass(), node)]
+            node.finalbody = [builders.located(gast.Pass(), node)]
 
 
 def _compile(node, f, filename, ag, sites=()):
@@ -380,8 +380,8 @@ def _compile(node, f, filename, ag, sites=()):
         # The def must not bind its name in the factory: the function's own
         # name is a global for it, as it was for the original.
         body.insert(0, gast.Global(names=[node.name]))
-    factory = templates.function(ag + "_factory", [ag] + freevars + list(sites), body)
-    module = gast.Module(body=[templates.located(factory, node)], type_ignores=[])
+    factory = builders.function(ag + "_factory", [ag] + freevars + list(sites), body)
+    module = gast.Module(body=[builders.located(factory, node)], type_ignores=[])
     tree = gast.gast_to_ast(module)
     try:
         code = compile(tree, filename, "exec", dont_inherit=True)

@@ -49,7 +49,7 @@ MAX_ATTRIBUTE_DEPTH = 3
 #: by identity only.
 MAX_ATTRIBUTE_ITEMS = 64
 
-#: Types keyed as the array they describe (tracing.Spec registers itself).
+#: Types keyed as the array they describe (traced_function.Spec registers itself).
 SPEC_TYPES = set()
 
 _VALUES = (bool, int, str, bytes, type(None))

@@ -99,7 +99,7 @@ def _phases(fn, args, eager):
     `eager()` (the original function on the same numpy values): seconds
     per phase, and whether the results are equal."""
     from autograph.runtime.tracer import context, passes
-    from autograph.runtime.tracer.executor import compile_graph
+    from autograph.runtime.tracer.compiler import compile_graph
     from autograph.runtime.tracer.graph import Graph
 
     graph = Graph(fn.__name__)

@@ -10,7 +10,7 @@ Run from the repository root, with the package installed
 It prints three Markdown tables, each with its target and whether it is met:
 
 (a) tracing time: the first call of a fresh `autograph.function` (conversion,
-    trace, graph passes, compilation of the executor), median over
+    trace, graph passes, compilation of the graph), median over
     `--reps` fresh traces per function (the conversion cache is cleared
     before each);
 (b) the cached graph against the original function called eagerly on the
@@ -279,7 +279,7 @@ def table_a(reps):
         t = trace_time(fn, args, reps)
         medians.append(t)
         rows.append(f"| `{fn.__name__}` | {t * 1e3:.2f} |")
-    print("Conversion + trace + graph passes + executor compilation; median of "
+    print("Conversion + trace + graph passes + compilation of the graph; median of "
           f"{reps} fresh traces per function.\n")
     print("| function | first call (ms) |")
     print("| --- | ---: |")

@@ -8,7 +8,7 @@ The message is a lambda, evaluated only when the assertion fails. Under
 
 import gast
 
-from autograph import templates
+from autograph import builders
 from autograph.analysis import deferrable
 
 __all__ = ["transform"]
@@ -25,12 +25,12 @@ class _Transformer(gast.NodeTransformer):
 
     def visit_Assert(self, node):
         if not __debug__:
-            return templates.located(gast.Pass(), node)
+            return builders.located(gast.Pass(), node)
         if node.msg is not None and not deferrable(node.msg):
             return node
-        args = [node.test] + ([templates.lambda_(node.msg)] if node.msg is not None else [])
-        call = templates.call(templates.attr(self.ctx.ag, "assert_stmt"), *args)
-        return templates.located(templates.expr_stmt(call), node)
+        args = [node.test] + ([builders.lambda_(node.msg)] if node.msg is not None else [])
+        call = builders.call(builders.attr(self.ctx.ag, "assert_stmt"), *args)
+        return builders.located(builders.expr_stmt(call), node)
 
 
 def transform(node, ctx):

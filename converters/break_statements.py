@@ -19,7 +19,7 @@ import gast
 from autograph.converters import jumps
 from autograph.converters.return_statements import stop_when
 
-from autograph import templates
+from autograph import builders
 from autograph.analysis import deferrable
 
 __all__ = ["transform"]
@@ -56,14 +56,14 @@ class _Transformer(gast.NodeTransformer):
         flag = self.ctx.namer.new("break_")
 
         def replace(stmt):
-            return [templates.assign(templates.store(flag), templates.const(True))]
+            return [builders.assign(builders.store(flag), builders.const(True))]
 
         node.body, _ = jumps.lower(node.body, _is_break, replace, flag, into_loops=False)
         stop_when(node, flag)
-        result = [templates.located(templates.assign(templates.store(flag), templates.const(False)), node), node]
+        result = [builders.located(builders.assign(builders.store(flag), builders.const(False)), node), node]
         if orelse:
-            guard = gast.If(test=templates.not_(templates.name(flag)), body=orelse, orelse=[])
-            result.append(templates.located(guard, orelse[0]))
+            guard = gast.If(test=builders.not_(builders.name(flag)), body=orelse, orelse=[])
+            result.append(builders.located(guard, orelse[0]))
         return result
 
 
@@ -77,10 +77,10 @@ def _move_test_into_body(loop):
                                                   done()
                                                   break
     """
-    loop.body = [templates.located(gast.If(test=loop.test, body=loop.body,
+    loop.body = [builders.located(gast.If(test=loop.test, body=loop.body,
                                            orelse=loop.orelse + [gast.Break()]), loop.test)]
     loop.orelse = []
-    loop.test = templates.located(templates.const(True), loop.test)
+    loop.test = builders.located(builders.const(True), loop.test)
 
 
 def transform(node, ctx):

@@ -13,7 +13,7 @@ import builtins
 
 import gast
 
-from autograph import templates
+from autograph import builders
 
 __all__ = ["transform"]
 
@@ -34,7 +34,7 @@ class _Transformer(gast.NodeTransformer):
             return node
         if isinstance(func, gast.Name) and self._plain_builtin(func.id):
             return node
-        node.func = templates.located(templates.call(templates.attr(self.ctx.ag, "call"), func), func)
+        node.func = builders.located(builders.call(builders.attr(self.ctx.ag, "call"), func), func)
         return node
 
     def _plain_builtin(self, identifier):

@@ -9,7 +9,7 @@ it is, since wrapping it in a lambda would change its meaning.
 
 import gast
 
-from autograph import templates
+from autograph import builders
 from autograph.analysis import deferrable
 
 __all__ = ["transform"]
@@ -28,9 +28,9 @@ class _Transformer(gast.NodeTransformer):
         self.generic_visit(node)
         if not (deferrable(node.body) and deferrable(node.orelse)):
             return node
-        converted = templates.call(templates.attr(self.ctx.ag, "if_exp"), node.test,
-                                   templates.lambda_(node.body), templates.lambda_(node.orelse))
-        return templates.located(converted, node)
+        converted = builders.call(builders.attr(self.ctx.ag, "if_exp"), node.test,
+                                   builders.lambda_(node.body), builders.lambda_(node.orelse))
+        return builders.located(converted, node)
 
 
 def transform(node, ctx):

@@ -23,7 +23,7 @@ flag does, and the rest of the body runs under `if not continue_:`:
 import gast
 from autograph.converters import jumps
 
-from autograph import templates
+from autograph import builders
 
 __all__ = ["transform"]
 
@@ -47,15 +47,15 @@ class _Transformer(gast.NodeTransformer):
             return node
         body = _drop_tail_continues(jumps.structure(node.body, _is_continue, into_loops=False))
         if not jumps.contains(body, _is_continue, into_loops=False):
-            node.body = body or [templates.located(gast.Pass(), node)]
+            node.body = body or [builders.located(gast.Pass(), node)]
             return node
         flag = self.ctx.namer.new("continue_")
 
         def replace(stmt):
-            return [templates.assign(templates.store(flag), templates.const(True))]
+            return [builders.assign(builders.store(flag), builders.const(True))]
 
         body, _ = jumps.lower(body, _is_continue, replace, flag, into_loops=False)
-        reset = templates.located(templates.assign(templates.store(flag), templates.const(False)), node.body[0])
+        reset = builders.located(builders.assign(builders.store(flag), builders.const(False)), node.body[0])
         node.body = [reset] + body
         return node
 
@@ -68,7 +68,7 @@ def _drop_tail_continues(stmts):
         return stmts
     last = stmts[-1]
     if isinstance(last, gast.Continue):
-        return stmts[:-1] or [templates.located(gast.Pass(), last)]
+        return stmts[:-1] or [builders.located(gast.Pass(), last)]
     if isinstance(last, gast.If):
         last.body = _drop_tail_continues(last.body)
         last.orelse = _drop_tail_continues(last.orelse)

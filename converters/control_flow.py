@@ -38,7 +38,7 @@ import sys
 
 import gast
 
-from autograph import analysis, templates
+from autograph import analysis, builders
 
 __all__ = ["transform", "Rerun"]
 
@@ -148,12 +148,12 @@ class _Converter:
         for name in names:
             if name in flow.bound:
                 continue
-            marker = templates.assign(templates.store(name), templates.call(
-                templates.attr(self.ag, "Undefined"), templates.const(name)))
+            marker = builders.assign(builders.store(name), builders.call(
+                builders.attr(self.ag, "Undefined"), builders.const(name)))
             if name in flow.possibly:
                 result.append(gast.Try(
-                    body=[templates.expr_stmt(templates.name(name))],
-                    handlers=[gast.ExceptHandler(type=templates.name("NameError"), name=None, body=[marker])],
+                    body=[builders.expr_stmt(builders.name(name))],
+                    handlers=[gast.ExceptHandler(type=builders.name("NameError"), name=None, body=[marker])],
                     orelse=[], finalbody=[]))
             else:
                 result.append(marker)
@@ -162,7 +162,7 @@ class _Converter:
             flow.possibly.add(name)
             if not self.depth:
                 self.bound_outside.add(name)
-        return templates.located(result, origin)
+        return builders.located(result, origin)
 
     def _body_function(self, function_name, params, stmts, outputs, flow, origin, keep_returns=False):
         inner = _Flow(params, params, flow.assigned)
@@ -172,8 +172,8 @@ class _Converter:
         body = self._declarations(stmts) + [s for s in body if not isinstance(s, gast.Pass)]
         if not keep_returns and outputs:
             body += self._bind(outputs, inner, origin)
-            body.append(templates.ret(templates.values(outputs)))
-        return templates.located(templates.function(function_name, params, body), origin), inner
+            body.append(builders.ret(builders.values(outputs)))
+        return builders.located(builders.function(function_name, params, body), origin), inner
 
     # Walk ---------------------------------------------------------------
 
@@ -220,8 +220,8 @@ class _Converter:
             risky = [n for n in analysis.reads(stmt) if n in self.marked and n not in flow.assigned]
             targets = stmt.targets if isinstance(stmt, gast.Delete) else [stmt.target]
             checked = [n for n in risky if any(isinstance(t, gast.Name) and t.id == n for t in targets)]
-            prefix = templates.located([templates.expr_stmt(templates.call(
-                templates.attr(self.ag, "ld"), templates.name(n))) for n in checked], stmt)
+            prefix = builders.located([builders.expr_stmt(builders.call(
+                builders.attr(self.ag, "ld"), builders.name(n))) for n in checked], stmt)
         stmt = self._wrap_reads(stmt, flow)
         written = analysis.writes(stmt)
         if isinstance(stmt, gast.Delete):
@@ -278,7 +278,7 @@ class _Converter:
         if_body, if_flow = self._body_function(self.ctx.namer.helper("if_body"), inputs, stmt.body,
                                                outputs, flow, stmt, keep_returns=returns)
         result.append(if_body)
-        else_name = templates.const(None)
+        else_name = builders.const(None)
         branch_flows = [if_flow]
         if stmt.orelse or outputs:
             else_fn = self.ctx.namer.helper("else_body")
@@ -286,20 +286,20 @@ class _Converter:
                                                        stmt.orelse[0] if stmt.orelse else stmt,
                                                        keep_returns=returns)
             result.append(else_body)
-            else_name = templates.name(else_fn)
+            else_name = builders.name(else_fn)
             branch_flows.append(else_flow)
         else:
             branch_flows.append(_Flow((), (), flow.assigned))
 
         names = ("return",) if returns else outputs
-        operator = templates.call(templates.attr(self.ag, "if_stmt"), test, templates.name(if_body.name),
-                                  else_name, templates.names_tuple(inputs), templates.strings_tuple(names))
+        operator = builders.call(builders.attr(self.ag, "if_stmt"), test, builders.name(if_body.name),
+                                  else_name, builders.names_tuple(inputs), builders.strings_tuple(names))
         if returns:
-            result.append(templates.ret(operator))
+            result.append(builders.ret(operator))
         elif outputs:
-            result.append(templates.assign(templates.targets(outputs), operator))
+            result.append(builders.assign(builders.targets(outputs), operator))
         else:
-            result.append(templates.expr_stmt(operator))
+            result.append(builders.expr_stmt(operator))
 
         terminated = [_always_returns(stmt.body), _always_returns(stmt.orelse)]
         assigned = [f.assigned for f, t in zip(branch_flows, terminated) if not t]
@@ -311,7 +311,7 @@ class _Converter:
         if not self.depth:
             self.bound_outside.update(outputs)
         self.marked.update(n for n in outputs if n not in flow.assigned)
-        return templates.located(result, stmt)
+        return builders.located(result, stmt)
 
     # loops --------------------------------------------------------------
 
@@ -324,7 +324,7 @@ class _Converter:
         keywords = getattr(stmt, "loop_options", None)
         if not keywords:
             return []
-        return [gast.Dict(keys=[templates.const(k.arg) for k in keywords], values=[k.value for k in keywords])]
+        return [gast.Dict(keys=[builders.const(k.arg) for k in keywords], values=[k.value for k in keywords])]
 
     def _finish_loop(self, state, flow, written, body):
         if not self.depth:
@@ -342,17 +342,17 @@ class _Converter:
         loop_flow = _Flow(state, state, flow.assigned)
         test_fn = self.ctx.namer.helper("loop_test")
         test = self._wrap_reads(stmt.test, loop_flow)
-        result.append(templates.function(test_fn, state, [templates.ret(test)]))
+        result.append(builders.function(test_fn, state, [builders.ret(test)]))
         body_fn = self.ctx.namer.helper("loop_body")
         body, _ = self._body_function(body_fn, state, stmt.body, state, flow, stmt)
         result.append(body)
-        operator = templates.call(templates.attr(self.ag, "while_stmt"), templates.name(test_fn),
-                                  templates.name(body_fn), templates.names_tuple(state),
-                                  templates.strings_tuple(state), *self._options(stmt))
-        result.append(templates.assign(templates.targets(state), operator) if state
-                      else templates.expr_stmt(operator))
+        operator = builders.call(builders.attr(self.ag, "while_stmt"), builders.name(test_fn),
+                                  builders.name(body_fn), builders.names_tuple(state),
+                                  builders.strings_tuple(state), *self._options(stmt))
+        result.append(builders.assign(builders.targets(state), operator) if state
+                      else builders.expr_stmt(operator))
         self._finish_loop(state, flow, analysis.writes(stmt.body), stmt.body)
-        return templates.located(result, stmt)
+        return builders.located(result, stmt)
 
     def for_statement(self, stmt, flow):
         target_names = analysis.writes(stmt.target)
@@ -365,22 +365,22 @@ class _Converter:
             item = target.id
         else:
             item = self.ctx.namer.helper("itr")
-            unpack = templates.assign(target, templates.name(item))
-            body_stmts = [templates.located(unpack, stmt)] + body_stmts
-        test_arg = templates.const(None)
+            unpack = builders.assign(target, builders.name(item))
+            body_stmts = [builders.located(unpack, stmt)] + body_stmts
+        test_arg = builders.const(None)
         flags = getattr(stmt, "stop_flags", [])
         if flags:
             test_fn = self.ctx.namer.helper("loop_test")
             test_flow = _Flow(state, state, flow.assigned)
-            conditions = [templates.call(templates.attr(self.ag, "not_"),
-                                         self._wrap_reads(templates.name(f), test_flow))
+            conditions = [builders.call(builders.attr(self.ag, "not_"),
+                                         self._wrap_reads(builders.name(f), test_flow))
                           for f in flags]
             test = conditions[0]
             if len(conditions) > 1:
-                test = templates.call(templates.attr(self.ag, "and_"), conditions[0],
-                                      *[templates.lambda_(c) for c in conditions[1:]])
-            result.append(templates.function(test_fn, state, [templates.ret(test)]))
-            test_arg = templates.name(test_fn)
+                test = builders.call(builders.attr(self.ag, "and_"), conditions[0],
+                                      *[builders.lambda_(c) for c in conditions[1:]])
+            result.append(builders.function(test_fn, state, [builders.ret(test)]))
+            test_arg = builders.name(test_fn)
         body_fn = self.ctx.namer.helper("loop_body")
         inner_params = [item] + [n for n in state]
         inner = _Flow(inner_params, inner_params, flow.assigned | set(target_names))
@@ -390,15 +390,15 @@ class _Converter:
         body = self._declarations(body_stmts) + [s for s in body if not isinstance(s, gast.Pass)]
         if state:
             body += self._bind(state, inner, stmt)
-            body.append(templates.ret(templates.values(state)))
-        result.append(templates.function(body_fn, inner_params, body))
-        operator = templates.call(templates.attr(self.ag, "for_stmt"), iterable, test_arg,
-                                  templates.name(body_fn), templates.names_tuple(state),
-                                  templates.strings_tuple(state), *self._options(stmt))
-        result.append(templates.assign(templates.targets(state), operator) if state
-                      else templates.expr_stmt(operator))
+            body.append(builders.ret(builders.values(state)))
+        result.append(builders.function(body_fn, inner_params, body))
+        operator = builders.call(builders.attr(self.ag, "for_stmt"), iterable, test_arg,
+                                  builders.name(body_fn), builders.names_tuple(state),
+                                  builders.strings_tuple(state), *self._options(stmt))
+        result.append(builders.assign(builders.targets(state), operator) if state
+                      else builders.expr_stmt(operator))
         self._finish_loop(state, flow, analysis.writes(stmt.body) + target_names, stmt.body)
-        return templates.located(result, stmt)
+        return builders.located(result, stmt)
 
     # statements that stay Python ----------------------------------------
 
@@ -473,7 +473,7 @@ class _ReadWrapper(gast.NodeTransformer):
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id in self.names:
             check = "ld_free" if self.nested else "ld"
-            return templates.located(templates.call(templates.attr(self.ag, check), node), node)
+            return builders.located(builders.call(builders.attr(self.ag, check), node), node)
         return node
 
     def visit_Lambda(self, node):
@@ -602,11 +602,11 @@ def _transform(node, ctx):
     if unbound:
         # `x: object` makes x a local (cell) of the function without binding
         # it, so the closures that read it fail as in Python until it is set.
-        hoisted += [gast.AnnAssign(target=templates.store(n), annotation=templates.name("object"),
+        hoisted += [gast.AnnAssign(target=builders.store(n), annotation=builders.name("object"),
                                    value=None, simple=1) for n in unbound]
-    hoisted += [templates.assign(templates.store(n), templates.call(
-        templates.attr(ctx.ag, "Undefined"), templates.const(n))) for n in converter._sorted(converter.hoisted)]
-    node.body = templates.located(hoisted, node.body[0] if node.body else node) + body
+    hoisted += [builders.assign(builders.store(n), builders.call(
+        builders.attr(ctx.ag, "Undefined"), builders.const(n))) for n in converter._sorted(converter.hoisted)]
+    node.body = builders.located(hoisted, node.body[0] if node.body else node) + body
     if not node.body:
         node.body = [gast.Pass()]
     return node

@@ -29,7 +29,7 @@ import copy
 
 import gast
 
-from autograph import templates
+from autograph import builders
 
 __all__ = ["transform"]
 
@@ -70,9 +70,9 @@ class _Inliner:
     def _is_python(self, name):
         """`name is True or name is False or ag__.is_python(name)`."""
         return gast.BoolOp(op=gast.Or(), values=[
-            gast.Compare(left=templates.name(name), ops=[gast.Is()], comparators=[templates.const(True)]),
-            gast.Compare(left=templates.name(name), ops=[gast.Is()], comparators=[templates.const(False)]),
-            templates.call(templates.attr(self.ag, "is_python"), templates.name(name)),
+            gast.Compare(left=builders.name(name), ops=[gast.Is()], comparators=[builders.const(True)]),
+            gast.Compare(left=builders.name(name), ops=[gast.Is()], comparators=[builders.const(False)]),
+            builders.call(builders.attr(self.ag, "is_python"), builders.name(name)),
         ])
 
     @staticmethod
@@ -80,7 +80,7 @@ class _Inliner:
         """A copy of operator statement `stmt` whose call takes `first` as
         its first argument."""
         new_call = copy.copy(call)
-        new_call.args = [templates.located(first, call)] + call.args[1:]
+        new_call.args = [builders.located(first, call)] + call.args[1:]
         new_stmt = copy.copy(stmt)
         new_stmt.value = new_call
         return new_stmt
@@ -185,12 +185,12 @@ class _Inliner:
         operator = self._logical(expr)
         if operator == "not_":
             operand = expr.args[0]
-            flip = gast.IfExp(test=self._is_bool(target), body=templates.not_(templates.name(target)),
-                              orelse=templates.call(templates.attr(self.ag, "not_"), templates.name(target)))
-            return self._compute(target, operand) + [templates.assign(templates.store(target), flip)]
+            flip = gast.IfExp(test=self._is_bool(target), body=builders.not_(builders.name(target)),
+                              orelse=builders.call(builders.attr(self.ag, "not_"), builders.name(target)))
+            return self._compute(target, operand) + [builders.assign(builders.store(target), flip)]
         if operator in ("and_", "or_"):
             return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]])
-        return [templates.assign(templates.store(target), self.fast(expr))]
+        return [builders.assign(builders.store(target), self.fast(expr))]
 
     def _short_circuit(self, target, operator, first, rest, inlined=0):
         """`target = first and rest[0] and ...` (or `or`), one operand at a
@@ -200,23 +200,23 @@ class _Inliner:
         if not rest:
             return result
         go_on = operator == "and_"  # the value that makes the chain continue
-        value = templates.name(target)
+        value = builders.name(target)
 
         def remaining():
-            return templates.call(templates.attr(self.ag, operator), templates.name(target),
-                                  *[templates.lambda_(operand) for operand in rest])
-        undecided = gast.Compare(left=value, ops=[gast.IsNot()], comparators=[templates.const(not go_on)])
-        is_python = templates.call(templates.attr(self.ag, "is_python"), value)
+            return builders.call(builders.attr(self.ag, operator), builders.name(target),
+                                  *[builders.lambda_(operand) for operand in rest])
+        undecided = gast.Compare(left=value, ops=[gast.IsNot()], comparators=[builders.const(not go_on)])
+        is_python = builders.call(builders.attr(self.ag, "is_python"), value)
         # The chain goes on for `go_on` itself, or for any Python value whose
         # truth says so; other values (symbolic ones) go to the operator.
-        truth = value if go_on else templates.not_(value)
+        truth = value if go_on else builders.not_(value)
         goes_on = gast.BoolOp(op=gast.Or(), values=[
-            gast.Compare(left=value, ops=[gast.Is()], comparators=[templates.const(go_on)]),
+            gast.Compare(left=value, ops=[gast.Is()], comparators=[builders.const(go_on)]),
             gast.BoolOp(op=gast.And(), values=[undecided, is_python, truth])])
-        fallback = gast.If(test=gast.BoolOp(op=gast.And(), values=[undecided, templates.not_(is_python)]),
-                           body=[templates.assign(templates.store(target), remaining())], orelse=[])
+        fallback = gast.If(test=gast.BoolOp(op=gast.And(), values=[undecided, builders.not_(is_python)]),
+                           body=[builders.assign(builders.store(target), remaining())], orelse=[])
         if inlined + 1 >= MAX_INLINED_DEPTH:
-            following = [templates.assign(templates.store(target), self.fast(remaining()))]
+            following = [builders.assign(builders.store(target), self.fast(remaining()))]
         else:
             following = self._short_circuit(target, operator, rest[0], rest[1:], inlined + 1)
         result.append(gast.If(test=goes_on, body=following, orelse=[fallback]))
@@ -232,16 +232,16 @@ class _Inliner:
 
     def _is_bool(self, name):
         return gast.BoolOp(op=gast.Or(), values=[
-            gast.Compare(left=templates.name(name), ops=[gast.Is()], comparators=[templates.const(True)]),
-            gast.Compare(left=templates.name(name), ops=[gast.Is()], comparators=[templates.const(False)]),
+            gast.Compare(left=builders.name(name), ops=[gast.Is()], comparators=[builders.const(True)]),
+            gast.Compare(left=builders.name(name), ops=[gast.Is()], comparators=[builders.const(False)]),
         ])
 
     def _hand_over(self, flag, stmt):
         """Inside a fast loop: once `flag` is not a Python value, the operator
         takes over from the current state; a false flag ends the loop."""
         return [
-            gast.If(test=templates.not_(self._is_python(flag)), body=[stmt, gast.Break()], orelse=[]),
-            gast.If(test=templates.not_(templates.name(flag)), body=[gast.Break()], orelse=[]),
+            gast.If(test=builders.not_(self._is_python(flag)), body=[stmt, gast.Break()], orelse=[]),
+            gast.If(test=builders.not_(builders.name(flag)), body=[gast.Break()], orelse=[]),
         ]
 
     # Operators ---------------------------------------------------------------
@@ -253,10 +253,10 @@ class _Inliner:
         if_body = self._inline(definitions[if_name.id], keep_return)
         else_body = self._inline(definitions[else_name.id], keep_return) \
             if isinstance(else_name, gast.Name) else []
-        fast = gast.If(test=templates.name(cond), body=if_body, orelse=else_body)
-        fallback = list(definitions.values())[::-1] + [self._with_first_arg(stmt, call, templates.name(cond))]
+        fast = gast.If(test=builders.name(cond), body=if_body, orelse=else_body)
+        fallback = list(definitions.values())[::-1] + [self._with_first_arg(stmt, call, builders.name(cond))]
         guarded = gast.If(test=self._is_python(cond), body=[fast], orelse=fallback)
-        return templates.located(self._compute(cond, call.args[0]) + [guarded], stmt)
+        return builders.located(self._compute(cond, call.args[0]) + [guarded], stmt)
 
     def _own_names(self, stmt, call, functions):
         """Copies of the loop's body functions under names of their own, and
@@ -270,7 +270,7 @@ class _Inliner:
                 copy_.name = self.ctx.namer.new(function.name)
                 renamed[function.name] = copy_
         new_call = copy.copy(call)
-        new_call.args = [templates.located(templates.name(renamed[a.id].name), a)
+        new_call.args = [builders.located(builders.name(renamed[a.id].name), a)
                          if isinstance(a, gast.Name) and a.id in renamed else a for a in call.args]
         new_stmt = copy.copy(stmt)
         new_stmt.value = new_call
@@ -280,15 +280,15 @@ class _Inliner:
         test_fn, body_fn = definitions[call.args[0].id], definitions[call.args[1].id]
         stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         cond = self.ctx.namer.helper("loop_cond")
-        loop = gast.While(test=templates.const(True), orelse=[], body=(
+        loop = gast.While(test=builders.const(True), orelse=[], body=(
             self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, stmt)
             + self._inline(body_fn, keep_return=False)))
-        return templates.located([test_fn, body_fn, loop], stmt)
+        return builders.located([test_fn, body_fn, loop], stmt)
 
     def for_stmt(self, stmt, call, definitions):
         if _keeps_loop(call):
             # `set_loop_options(unroll=...)`: the operator decides how to run it.
-            return templates.located(list(definitions.values())[::-1] + [stmt], stmt)
+            return builders.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn = definitions.get(getattr(call.args[1], "id", None))
         body_fn = definitions[call.args[2].id]
         stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
@@ -296,27 +296,27 @@ class _Inliner:
         item = body_fn.args.args[0].id
         body = self._inline(body_fn, keep_return=False)
         check = self._is_python(iterable)
-        source = templates.name(iterable)
+        source = builders.name(iterable)
         if test_fn is not None:
             # The extra test (no break flag set) runs before each item is
             # fetched, as in for_stmt; when a flag turns symbolic, for_stmt
             # goes on with the rest of the same iterator.
             iterator = self.ctx.namer.new("iterator")
             flag = self.ctx.namer.helper("loop_cond")
-            source = templates.name(iterator)
+            source = builders.name(iterator)
             body += self._compute(flag, test_fn.body[-1].value)
-            body += self._hand_over(flag, self._with_first_arg(stmt, call, templates.name(iterator)))
+            body += self._hand_over(flag, self._with_first_arg(stmt, call, builders.name(iterator)))
             check = gast.BoolOp(op=gast.And(), values=[check, gast.Compare(
-                left=test_fn.body[-1].value, ops=[gast.Is()], comparators=[templates.const(True)])])
-        loop = gast.For(target=templates.store(item), iter=source, body=body, orelse=[], type_comment=None)
+                left=test_fn.body[-1].value, ops=[gast.Is()], comparators=[builders.const(True)])])
+        loop = gast.For(target=builders.store(item), iter=source, body=body, orelse=[], type_comment=None)
         fast = [loop]
         if test_fn is not None:
-            fast.insert(0, templates.assign(templates.store(iterator), templates.call(
-                templates.attr(self.ag, "iterate"), templates.name(iterable))))
-        fallback = self._with_first_arg(stmt, call, templates.name(iterable))
+            fast.insert(0, builders.assign(builders.store(iterator), builders.call(
+                builders.attr(self.ag, "iterate"), builders.name(iterable))))
+        fallback = self._with_first_arg(stmt, call, builders.name(iterable))
         definitions_first = [d for d in (test_fn, body_fn) if d is not None]
-        return templates.located(definitions_first + [
-            templates.assign(templates.store(iterable), self.fast(call.args[0])),
+        return builders.located(definitions_first + [
+            builders.assign(builders.store(iterable), self.fast(call.args[0])),
             gast.If(test=check, body=fast, orelse=[fallback]),
         ], stmt)
 
@@ -387,10 +387,10 @@ class _FastExpressions:
             # The fallback (the operator itself, for symbolic values) keeps
             # the original operands: with the inlined ones, each level of
             # nesting would double the code.
-            return templates.located(getattr(self, operator)(node, original), node)
+            return builders.located(getattr(self, operator)(node, original), node)
         callee = self._hooked_callee(node)
         if callee is not None:
-            return templates.located(self._call_site(node, callee), node)
+            return builders.located(self._call_site(node, callee), node)
         return node
 
     # Call sites: `ag__.call(f)(args)` remembers, per call site, the callee
@@ -418,23 +418,23 @@ class _FastExpressions:
     def _call_site(self, node, callee):
         site = self.namer.new("call_site")
         self.sites.append(site)
-        first, second = (gast.Subscript(value=templates.name(site), slice=templates.const(i), ctx=gast.Load())
+        first, second = (gast.Subscript(value=builders.name(site), slice=builders.const(i), ctx=gast.Load())
                          for i in (0, 1))
         if isinstance(callee, gast.Name):
             resolved = gast.IfExp(
                 test=gast.Compare(left=callee, ops=[gast.Is()], comparators=[first]), body=second,
-                orelse=templates.call(templates.attr(self.ag, "call_site"), templates.name(site), callee))
+                orelse=builders.call(builders.attr(self.ag, "call_site"), builders.name(site), callee))
         elif isinstance(callee, gast.Attribute) and isinstance(callee.value, gast.Name):
             receiver = callee.value
             resolved = gast.IfExp(
-                test=gast.Compare(left=templates.attr(receiver, "__class__"), ops=[gast.Is()], comparators=[first]),
+                test=gast.Compare(left=builders.attr(receiver, "__class__"), ops=[gast.Is()], comparators=[first]),
                 body=callee,
-                orelse=templates.call(templates.attr(self.ag, "call_method"), templates.name(site), receiver, callee))
+                orelse=builders.call(builders.attr(self.ag, "call_method"), builders.name(site), receiver, callee))
         else:
             self.sites.pop()
             return node
         new = copy.copy(node)
-        new.func = templates.located(resolved, node)
+        new.func = builders.located(resolved, node)
         return new
 
     def _operator(self, node):
@@ -447,14 +447,14 @@ class _FastExpressions:
         return None
 
     def _assign(self, value):
-        return gast.NamedExpr(target=templates.store(self.temporary), value=value)
+        return gast.NamedExpr(target=builders.store(self.temporary), value=value)
 
     def _is(self, left, constant):
-        return gast.Compare(left=left, ops=[gast.Is()], comparators=[templates.const(constant)])
+        return gast.Compare(left=left, ops=[gast.Is()], comparators=[builders.const(constant)])
 
     def _fallback(self, node):
         new = copy.copy(node)
-        new.args = [templates.located(templates.name(self.temporary), node)] + node.args[1:]
+        new.args = [builders.located(builders.name(self.temporary), node)] + node.args[1:]
         return new
 
     def _choose(self, test, go_on, taken, other, node):
@@ -468,17 +468,17 @@ class _FastExpressions:
             else ag__.operator(value, ...)
 
         (with False, True and `not value` for go_on False)."""
-        value = templates.name(self.temporary)
-        is_python = templates.call(templates.attr(self.ag, "is_python"), value)
-        truth = value if go_on else templates.not_(value)
+        value = builders.name(self.temporary)
+        is_python = builders.call(builders.attr(self.ag, "is_python"), value)
+        truth = value if go_on else builders.not_(value)
         decides = gast.BoolOp(op=gast.Or(), values=[
             self._is(self._assign(test), go_on),
             gast.BoolOp(op=gast.And(), values=[
-                gast.Compare(left=value, ops=[gast.IsNot()], comparators=[templates.const(not go_on)]),
+                gast.Compare(left=value, ops=[gast.IsNot()], comparators=[builders.const(not go_on)]),
                 is_python, truth])])
-        python = gast.BoolOp(op=gast.Or(), values=[self._is(templates.name(self.temporary), not go_on),
-                                                   templates.call(templates.attr(self.ag, "is_python"),
-                                                                  templates.name(self.temporary))])
+        python = gast.BoolOp(op=gast.Or(), values=[self._is(builders.name(self.temporary), not go_on),
+                                                   builders.call(builders.attr(self.ag, "is_python"),
+                                                                  builders.name(self.temporary))])
         return gast.IfExp(test=decides, body=taken,
                           orelse=gast.IfExp(test=python, body=other, orelse=self._fallback(node)))
 
@@ -499,7 +499,7 @@ class _FastExpressions:
             self.depth -= 1
         else:
             following = node.args[1].body
-        return self._choose(node.args[0], go_on, following, templates.name(self.temporary), original)
+        return self._choose(node.args[0], go_on, following, builders.name(self.temporary), original)
 
     def and_(self, node, original):
         return self._short_circuit(node, original, True)
@@ -509,8 +509,8 @@ class _FastExpressions:
 
     def not_(self, node, original):
         return gast.IfExp(
-            test=self._is(self._assign(node.args[0]), True), body=templates.const(False),
-            orelse=gast.IfExp(test=self._is(templates.name(self.temporary), False), body=templates.const(True),
+            test=self._is(self._assign(node.args[0]), True), body=builders.const(False),
+            orelse=gast.IfExp(test=self._is(builders.name(self.temporary), False), body=builders.const(True),
                               orelse=self._fallback(original)))
 
 

@@ -14,7 +14,7 @@ so that evaluation order is unchanged; other targets stay as they are.
 
 import gast
 
-from autograph import templates
+from autograph import builders
 from autograph.analysis import deferrable
 
 __all__ = ["transform"]
@@ -65,12 +65,12 @@ class _Transformer(gast.NodeTransformer):
 
     def _setitem(self, target, value):
         obj = target.value.id
-        return templates.assign(templates.store(obj), templates.call(
-            templates.attr(self.ctx.ag, "setitem"), templates.name(obj), self._load(target.slice), value))
+        return builders.assign(builders.store(obj), builders.call(
+            builders.attr(self.ctx.ag, "setitem"), builders.name(obj), self._load(target.slice), value))
 
     def visit_Assign(self, node):
         if len(node.targets) == 1 and self._subscript(node.targets[0]) and deferrable(node.value):
-            converted = templates.located(self._setitem(node.targets[0], node.value), node)
+            converted = builders.located(self._setitem(node.targets[0], node.value), node)
             # control_flow restores the statement where the object may be
             # unbound: Python evaluates the value before it reads the object.
             converted.original = node
@@ -80,12 +80,12 @@ class _Transformer(gast.NodeTransformer):
     def visit_AugAssign(self, node):
         target, hook = node.target, _INPLACE[type(node.op)]
         if self._subscript(target):
-            updated = templates.call(templates.attr(self.ctx.ag, hook), self._load(target), node.value)
-            return templates.located(self._setitem(target, updated), node)
+            updated = builders.call(builders.attr(self.ctx.ag, hook), self._load(target), node.value)
+            return builders.located(self._setitem(target, updated), node)
         if isinstance(target, gast.Attribute) and isinstance(target.value, gast.Name) \
                 and target.value.id not in self.ctx.scope.captured:
-            updated = templates.call(templates.attr(self.ctx.ag, hook), self._load(target), node.value)
-            return templates.located(templates.assign(target, updated), node)
+            updated = builders.call(builders.attr(self.ctx.ag, hook), self._load(target), node.value)
+            return builders.located(builders.assign(target, updated), node)
         return node
 
 

@@ -18,7 +18,7 @@ leaves (a loop body, or the whole function for `return`):
 
 import gast
 
-from autograph import templates
+from autograph import builders
 
 __all__ = ["NEVER", "MAYBE", "ALWAYS", "always_jumps", "structure", "lower", "contains"]
 
@@ -105,11 +105,11 @@ def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None, reset=None):
     Returns (statements, NEVER | MAYBE | ALWAYS)."""
     if reset is None:
         def reset():
-            return [templates.assign(templates.store(flag), templates.const(False))]
+            return [builders.assign(builders.store(flag), builders.const(False))]
     result = []
     for index, stmt in enumerate(stmts):
         if is_jump(stmt):
-            result.extend(templates.located(replace(stmt), stmt))
+            result.extend(builders.located(replace(stmt), stmt))
             return result, ALWAYS
         status = NEVER
         if isinstance(stmt, gast.If):
@@ -127,18 +127,18 @@ def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None, reset=None):
                     if _is_try(stmt) and block is stmt.body:
                         if stmt.orelse:
                             # A jump out of the try body skips its else clause.
-                            guard = gast.If(test=templates.not_(templates.name(flag)), body=stmt.orelse, orelse=[])
-                            stmt.orelse = [templates.located(guard, stmt.orelse[0])]
+                            guard = gast.If(test=builders.not_(builders.name(flag)), body=stmt.orelse, orelse=[])
+                            stmt.orelse = [builders.located(guard, stmt.orelse[0])]
                         for handler in stmt.handlers:
-                            handler.body[:0] = templates.located(reset(), handler)
+                            handler.body[:0] = builders.located(reset(), handler)
                     if isinstance(stmt, (gast.With, gast.AsyncWith)) and block is stmt.body:
                         # The context manager may swallow an exception raised
                         # after a jump (in a `finally`): the jump is then
                         # abandoned, as in Python.
-                        handler = gast.ExceptHandler(type=templates.name("BaseException"), name=None,
+                        handler = gast.ExceptHandler(type=builders.name("BaseException"), name=None,
                                                      body=reset() + [gast.Raise(exc=None, cause=None)])
                         guarded = gast.Try(body=list(stmt.body), handlers=[handler], orelse=[], finalbody=[])
-                        stmt.body[:] = [templates.located(guarded, stmt.body[0])]
+                        stmt.body[:] = [builders.located(guarded, stmt.body[0])]
             if status and isinstance(stmt, _LOOPS) and into_loops and on_loop is not None:
                 on_loop(stmt)
         result.append(stmt)
@@ -147,7 +147,7 @@ def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None, reset=None):
         if status == MAYBE:
             rest, _ = lower(stmts[index + 1:], is_jump, replace, flag, into_loops, on_loop, reset)
             if rest:
-                guard = gast.If(test=templates.not_(templates.name(flag)), body=rest, orelse=[])
-                result.append(templates.located(guard, rest[0]))
+                guard = gast.If(test=builders.not_(builders.name(flag)), body=rest, orelse=[])
+                result.append(builders.located(guard, rest[0]))
             return result, MAYBE
     return result, NEVER

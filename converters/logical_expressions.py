@@ -15,7 +15,7 @@ are.
 
 import gast
 
-from autograph import templates
+from autograph import builders
 from autograph.analysis import deferrable
 
 __all__ = ["transform"]
@@ -38,23 +38,23 @@ class _Transformer(gast.NodeTransformer):
         if not all(deferrable(value) for value in node.values[1:]):
             return node
         operator = "and_" if isinstance(node.op, gast.And) else "or_"
-        rest = [templates.lambda_(value) for value in node.values[1:]]
-        return templates.located(templates.call(templates.attr(self.ctx.ag, operator), node.values[0], *rest), node)
+        rest = [builders.lambda_(value) for value in node.values[1:]]
+        return builders.located(builders.call(builders.attr(self.ctx.ag, operator), node.values[0], *rest), node)
 
     def visit_Compare(self, node):
         self.generic_visit(node)
         if len(node.ops) < 2 or not all(deferrable(value) for value in node.comparators[1:]):
             return node
-        ops = gast.Tuple(elts=[templates.const(_SYMBOLS[type(op)]) for op in node.ops], ctx=gast.Load())
-        rest = [templates.lambda_(value) for value in node.comparators[1:]]
-        return templates.located(templates.call(templates.attr(self.ctx.ag, "compare"), node.left, ops,
+        ops = gast.Tuple(elts=[builders.const(_SYMBOLS[type(op)]) for op in node.ops], ctx=gast.Load())
+        rest = [builders.lambda_(value) for value in node.comparators[1:]]
+        return builders.located(builders.call(builders.attr(self.ctx.ag, "compare"), node.left, ops,
                                                 node.comparators[0], *rest), node)
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         if not isinstance(node.op, gast.Not):
             return node
-        return templates.located(templates.call(templates.attr(self.ctx.ag, "not_"), node.operand), node)
+        return builders.located(builders.call(builders.attr(self.ctx.ag, "not_"), node.operand), node)
 
 
 def transform(node, ctx):

@@ -39,7 +39,7 @@ not converted (ConversionError, saying so).
 import gast
 from autograph.converters import jumps
 
-from autograph import templates
+from autograph import builders
 from autograph.errors import ConversionError
 
 __all__ = ["transform"]
@@ -87,30 +87,30 @@ def transform(node, ctx):
     retval = ctx.namer.new("retval")
 
     def replace(stmt):
-        value = stmt.value if stmt.value is not None else templates.const(None)
+        value = stmt.value if stmt.value is not None else builders.const(None)
         # The value first: if computing it raises, no return happened.
-        return [templates.assign(templates.store(retval), value),
-                templates.assign(templates.store(do_return), templates.const(True))]
+        return [builders.assign(builders.store(retval), value),
+                builders.assign(builders.store(do_return), builders.const(True))]
 
     def on_loop(loop):
         stop_when(loop, do_return)
         if loop.orelse:
-            guard = gast.If(test=templates.not_(templates.name(do_return)), body=loop.orelse, orelse=[])
-            loop.orelse = [templates.located(guard, loop.orelse[0])]
+            guard = gast.If(test=builders.not_(builders.name(do_return)), body=loop.orelse, orelse=[])
+            loop.orelse = [builders.located(guard, loop.orelse[0])]
 
     def reset():
-        return [templates.assign(templates.store(do_return), templates.const(False)),
-                templates.assign(templates.store(retval), templates.call(
-                    templates.attr(ctx.ag, "UndefinedReturnValue")))]
+        return [builders.assign(builders.store(do_return), builders.const(False)),
+                builders.assign(builders.store(retval), builders.call(
+                    builders.attr(ctx.ag, "UndefinedReturnValue")))]
 
     body, _ = jumps.lower(node.body, _is_return, replace, do_return, True, on_loop, reset)
     first = node.body[0] if node.body else node
-    undefined = templates.call(templates.attr(ctx.ag, "UndefinedReturnValue"))
-    result = templates.call(templates.attr(ctx.ag, "return_value"), templates.name(retval))
-    node.body = templates.located([
-        templates.assign(templates.store(do_return), templates.const(False)),
-        templates.assign(templates.store(retval), undefined),
-    ], first) + body + templates.located([templates.ret(result)], node.body[-1] if node.body else node)
+    undefined = builders.call(builders.attr(ctx.ag, "UndefinedReturnValue"))
+    result = builders.call(builders.attr(ctx.ag, "return_value"), builders.name(retval))
+    node.body = builders.located([
+        builders.assign(builders.store(do_return), builders.const(False)),
+        builders.assign(builders.store(retval), undefined),
+    ], first) + body + builders.located([builders.ret(result)], node.body[-1] if node.body else node)
     return node
 
 
@@ -145,11 +145,11 @@ def stop_when(loop, flag):
     `while` test becomes `not flag and test`; a `for` gets `flag` in its
     `stop_flags`, which becomes the loop's extra test."""
     if isinstance(loop, gast.While):
-        stop = templates.not_(templates.name(flag))
+        stop = builders.not_(builders.name(flag))
         if isinstance(loop.test, gast.Constant) and loop.test.value is True:
-            loop.test = templates.located(stop, loop.test)
+            loop.test = builders.located(stop, loop.test)
         else:
-            loop.test = templates.located(gast.BoolOp(op=gast.And(), values=[stop, loop.test]), loop.test)
+            loop.test = builders.located(gast.BoolOp(op=gast.And(), values=[stop, loop.test]), loop.test)
     else:
         flags = getattr(loop, "stop_flags", [])
         if flag not in flags:

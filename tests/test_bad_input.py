@@ -495,19 +495,19 @@ _ALLOWED = {
     ("autograph/parsing.py", "_same_lambda_code", "compile"),
     # the CLI imports the user's file it was asked to convert (`autograph to-code FILE:FUNC`)
     ("autograph/cli.py", "_load", "exec_module"),
-    # the numpy tracer's executor: Python source generated from a traced graph; names are
+    # the numpy tracer's graph compiler: Python source generated from a traced graph; names are
     # generated (v0, k_3, ...), constants are repr() of int/float/str/bool or bound objects
-    ("runtime/tracer/executor.py", "compile_graph", "compile"),
-    ("runtime/tracer/executor.py", "compile_graph", "exec"),
+    ("runtime/tracer/compiler.py", "compile_graph", "compile"),
+    ("runtime/tracer/compiler.py", "compile_graph", "exec"),
     # `re.compile` of a constant pattern (the scan matches any `.compile(`)
-    ("runtime/tracer/executor.py", "<module>", "compile"),
+    ("runtime/tracer/compiler.py", "<module>", "compile"),
     # the def's source text as found in the user's file, compiled (never run)
     # to check that it still describes the live function
     ("autograph/parsing.py", "_compiles_to", "compile"),
     # autograph.function's fast entry: a def whose parameter names are the
     # traced function's own (identifiers, checked by Python when it defined them)
-    ("autograph/tracing.py", "_make_entry", "compile"),
-    ("autograph/tracing.py", "_make_entry", "exec"),
+    ("autograph/traced_function.py", "_make_entry", "compile"),
+    ("autograph/traced_function.py", "_make_entry", "exec"),
 }
 _CALLS = {"eval", "exec", "compile", "exec_module", "execfile", "run_code", "run_path", "__import__"}
 

@@ -9,7 +9,7 @@ import pytest
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
 import autograph
-from autograph.tracing import Spec
+from autograph.traced_function import Spec
 
 
 def total(x):

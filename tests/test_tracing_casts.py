@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from autograph.runtime.tracer.errors import BranchMismatchError
 
-from autograph.tracing import Graph, Spec, function, py_function
+from autograph.traced_function import Graph, Spec, function, py_function
 
 
 def twice(n):

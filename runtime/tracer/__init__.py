@@ -1,5 +1,5 @@
 """autograph's own numpy tracer: symbolic arrays, a graph IR with `cond` and
-`while_loop` nodes, graph passes, and a compiled numpy executor.
+`while_loop` nodes, graph passes, and the compiler of graphs into Python functions of numpy calls.
 
 Importing this package registers `TracerBackend` with the runtime, so the
 operators in `autograph.runtime.operators` stage control flow on
@@ -7,8 +7,9 @@ operators in `autograph.runtime.operators` stage control flow on
 """
 
 from autograph.runtime.backends import register_backend
-from autograph.runtime.tracer import context, executor, numpy_api, passes
+from autograph.runtime.tracer import compiler, context, numpy_api, passes
 from autograph.runtime.tracer.backend import TracerBackend
+from autograph.runtime.tracer.compiler import compile_graph
 from autograph.runtime.tracer.errors import (
     BranchMismatchError,
     LoopStateError,
@@ -18,8 +19,8 @@ from autograph.runtime.tracer.errors import (
     UndefinedOutputError,
     UnsupportedFunctionError,
 )
-from autograph.runtime.tracer.executor import compile_graph
-from autograph.runtime.tracer.graph import Block, Graph, Node
+from autograph.runtime.tracer.explicit import Graph
+from autograph.runtime.tracer.graph import Block, Node
 from autograph.runtime.tracer.numpy_api import SUPPORTED_FUNCTIONS
 from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange
 
@@ -41,7 +42,7 @@ __all__ = [
     "UnsupportedFunctionError",
     "compile_graph",
     "context",
-    "executor",
+    "compiler",
     "numpy_api",
     "passes",
 ]

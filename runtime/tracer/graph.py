@@ -20,6 +20,7 @@ import itertools
 
 import numpy as np
 from autograph.runtime.tracer import trees
+from autograph.runtime.tracer.symbolic import SymbolicArray
 
 __all__ = ["Block", "Graph", "Node", "format_type"]
 
@@ -59,7 +60,6 @@ class Node:
 
     def inputs(self):
         """The symbolic values this node reads directly (not through its blocks)."""
-        from autograph.runtime.tracer.symbolic import SymbolicArray
         found = trees.leaves(self.args) + trees.leaves(self.kwargs)
         return [v for v in found if type(v) is SymbolicArray]
 
@@ -148,7 +148,6 @@ class _Namer:
 
 def _render(obj, ref):
     """Source-like text for an argument tree: values through `ref`."""
-    from autograph.runtime.tracer.symbolic import SymbolicArray
     t = type(obj)
     if t is SymbolicArray:
         return ref(obj)
@@ -222,7 +221,6 @@ class Graph(Block):
 
     def clone(self):
         """A copy of this graph and the map {old value: new value}."""
-        from autograph.runtime.tracer.symbolic import SymbolicArray
         mapping = {}
         g = Graph(self.name)
         for p in self.params:
@@ -288,33 +286,8 @@ class Graph(Block):
         lines.append("}")
         return "\n".join(lines)
 
-    # The explicit-graph (TF1-style) flow.
-
-    def __enter__(self):
-        from autograph.runtime.tracer import context
-        context.push_graph(self)
-        return self
-
-    def __exit__(self, *exc):
-        from autograph.runtime.tracer import context
-        context.pop_graph(self)
-        return False
-
-    def placeholder(self, shape, dtype, name=None):
-        """A new graph input of the given static shape (None for unknown
-        dimensions) and dtype."""
-        from autograph.runtime.tracer import context
-        return context.placeholder(self, shape, dtype, name)
-
-    def run(self, fetches, feed_dict=None):
-        """Computes `fetches` (a symbolic value or nested containers of them)
-        with placeholders fed from `feed_dict` {placeholder: value}."""
-        from autograph.runtime.tracer import feeds
-        return feeds.run_fetches(self, fetches, feed_dict or {})
-
 
 def _clone_block(src, dst, mapping):
-    from autograph.runtime.tracer.symbolic import SymbolicArray
 
     def sub(v):
         return mapping.get(v, v) if type(v) is SymbolicArray else v

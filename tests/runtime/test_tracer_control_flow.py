@@ -14,7 +14,7 @@ from autograph.runtime.tracer.errors import (
     UndefinedOutputError,
 )
 
-from autograph.tracing import function
+from autograph.traced_function import function
 
 
 def here():
@@ -305,7 +305,7 @@ def test_for_over_symbolic_array(shape):
 
 
 def test_for_over_array_with_unknown_length():
-    from autograph.tracing import Spec
+    from autograph.traced_function import Spec
     f = function(conv_for_array, autograph=False, input_signature=[Spec((None, 2), "float64")])
     for k in (0, 1, 4):
         xs = np.ones((k, 2))

@@ -1,4 +1,4 @@
-"""Graph printing, Graphviz export, explicit graphs, the executor."""
+"""Graph printing, Graphviz export, explicit graphs, the graph compiler."""
 
 import autograph.runtime as ag__
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from autograph.runtime import tracer
 from autograph.runtime.tracer import passes
 
-from autograph.tracing import function
+from autograph.traced_function import function
 
 
 def build():

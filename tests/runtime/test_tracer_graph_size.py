@@ -7,10 +7,11 @@ import contextlib
 
 import numpy as np
 from autograph.runtime.tracer import context, passes
-from autograph.runtime.tracer.executor import compile_graph
-from autograph.runtime.tracer.graph import Block, Graph
+from autograph.runtime.tracer.compiler import compile_graph
+from autograph.runtime.tracer.explicit import Graph
+from autograph.runtime.tracer.graph import Block
 
-from autograph.tracing import function
+from autograph.traced_function import function
 
 
 def chain(x, n):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from autograph.runtime import tracer
 
-from autograph.tracing import function
+from autograph.traced_function import function
 
 
 def traced(fn, *args):

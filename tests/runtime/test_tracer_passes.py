@@ -4,7 +4,7 @@ import autograph.runtime as ag__
 import numpy as np
 from autograph.runtime import tracer
 from autograph.runtime.tracer import passes
-from autograph.runtime.tracer.executor import compile_graph
+from autograph.runtime.tracer.compiler import compile_graph
 
 
 def names(g):
@@ -103,7 +103,7 @@ def test_constant_folding_inlines_cond_with_constant_predicate():
 
 
 def test_passes_run_before_a_function_runs():
-    from autograph.tracing import function
+    from autograph.traced_function import function
 
     def f(x):
         unused = np.exp(x)  # noqa: F841

@@ -5,7 +5,7 @@ where eager results do (runtime/tracer/results.py)."""
 import numpy as np
 import pytest
 
-from autograph.tracing import Graph, function
+from autograph.traced_function import Graph, function
 
 
 def _results(value):

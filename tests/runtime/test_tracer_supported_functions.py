@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from autograph.runtime.tracer import SUPPORTED_FUNCTIONS
 
-from autograph.tracing import function
+from autograph.traced_function import function
 
 A = np.array([[1.0, -2.0], [3.5, 0.0], [5.0, 6.0]])          # 3x2
 M = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])   # symmetric positive definite

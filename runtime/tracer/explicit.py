@@ -1,16 +1,47 @@
-"""`Graph.run`, the explicit-graph (TensorFlow 1 style) flow: fetch values
-of a graph, feeding its placeholders or any other of its values (a fed
-value replaces the computed one, as in TensorFlow 1)."""
+"""The explicit-graph flow (TensorFlow 1 style): a `Graph` that code is
+traced into inside `with graph:`, with placeholders, and `Graph.run`, which
+fetches values of the graph, feeding its placeholders or any other of its
+values (a fed value replaces the computed one, as in TensorFlow 1)."""
 
 from autograph.runtime.tracer import context, passes, trees
+from autograph.runtime.tracer import graph as ir
 from autograph.runtime.tracer.casting import cast
+from autograph.runtime.tracer.compiler import compile_graph
 from autograph.runtime.tracer.errors import TracingError
-from autograph.runtime.tracer.executor import compile_graph
 from autograph.runtime.tracer.graph import format_type
 from autograph.runtime.tracer.results import protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
 
-__all__ = ["run_fetches"]
+__all__ = ["Graph", "run_fetches"]
+
+
+class Graph(ir.Graph):
+    """A graph to trace into explicitly:
+
+        with Graph() as g:
+            x = g.placeholder((), "float64")
+            y = converted(x)
+        g.run(y, {x: 9.0})
+    """
+
+    def __enter__(self):
+        context.push_graph(self)
+        return self
+
+    def __exit__(self, *exc):
+        context.pop_graph(self)
+        return False
+
+    def placeholder(self, shape, dtype, name=None):
+        """A new graph input of the given static shape (None for unknown
+        dimensions) and dtype."""
+        return context.placeholder(self, shape, dtype, name)
+
+    def run(self, fetches, feed_dict=None):
+        """Computes `fetches` (a symbolic value or nested containers of them)
+        with placeholders, or other values of the graph, fed from
+        `feed_dict` {value: array}."""
+        return run_fetches(self, fetches, feed_dict or {})
 
 
 def run_fetches(graph, fetches, feed_dict):

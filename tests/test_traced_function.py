@@ -1,4 +1,4 @@
-"""autograph.tracing: function, Spec, Graph, py_function."""
+"""autograph.traced_function: function, Spec, Graph, py_function."""
 
 import inspect
 import logging
@@ -8,7 +8,7 @@ import pytest
 from autograph.runtime.tracer.errors import SymbolicBoolError
 
 import autograph
-from autograph.tracing import Graph, Spec, function, py_function
+from autograph.traced_function import Graph, Spec, function, py_function
 
 
 def collatz(n):

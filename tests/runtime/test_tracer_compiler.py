@@ -1,4 +1,4 @@
-"""The compiled executor: Python operators instead of ufunc calls, item
+"""The graph compiler (runtime/tracer/compiler.py): Python operators instead of ufunc calls, item
 updates in place when sound, trivial `cond`s folded, outputs as eager."""
 
 import autograph.runtime as ag__
@@ -7,7 +7,7 @@ import pytest
 from autograph.runtime import tracer
 from autograph.runtime.tracer import inplace, passes
 
-from autograph.tracing import function
+from autograph.traced_function import function
 
 
 def body_lines(concrete):

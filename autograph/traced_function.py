@@ -22,9 +22,10 @@ import numpy as np
 from autograph import signature_cache
 from autograph.runtime.tracer import context, passes, trees
 from autograph.runtime.tracer.casting import cast
+from autograph.runtime.tracer.compiler import compile_graph
 from autograph.runtime.tracer.errors import TracingError
-from autograph.runtime.tracer.executor import compile_graph
-from autograph.runtime.tracer.graph import Graph, format_type
+from autograph.runtime.tracer.explicit import Graph
+from autograph.runtime.tracer.graph import format_type
 from autograph.runtime.tracer.results import copy_result, protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
 from autograph.signature_cache import (
