@@ -217,9 +217,14 @@ def _compiles_to(source, f, imported=()):
             rewrite.rewrite_asserts(tree, source.encode(), code.co_filename)
             return tree
         trees.append(rewritten)
-    for make in trees:
+    # Code that reached linecache piece by piece (notebook cells, the blocks
+    # of a docs page) was compiled with the imports of its own piece only:
+    # the file's imports, none, or those of the modules in its globals.
+    modules = tuple(sorted(n for n, v in f.__globals__.items() if isinstance(v, types.ModuleType)))
+    variants = [(make, names) for names in dict.fromkeys((tuple(imported), (), modules)) for make in trees]
+    for make, names in variants:
         try:
-            tree = _with_imports(_enclosed(make(), code.co_freevars), imported)
+            tree = _with_imports(_enclosed(make(), code.co_freevars), names)
             module = compile(tree, code.co_filename, "exec",
                              flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
         except (SyntaxError, ValueError):

@@ -67,6 +67,24 @@ def examples(lines):
     return found
 
 
+def python_view(lines):
+    """The page as linecache gets it: the lines of python blocks as they are,
+    every other line blank. Line numbers stay the page's, and tools that
+    tokenize a function's file (inspect, dynamo) see Python."""
+    view = ["\n"] * len(lines)
+    for language, start, _code, end in fenced_blocks(lines):
+        if language == "python":
+            view[start - 1:end - 1] = lines[start - 1:end - 1]
+    return view
+
+
+def register(page, text):
+    """Puts `page` into linecache (its python view) and returns its lines."""
+    lines = text.splitlines(keepends=True)
+    linecache.cache[page] = (len(text), None, python_view(lines), page)
+    return lines
+
+
 def shown(error):
     """The exception's line as Python prints it, without notes that
     libraries add (JAX's traceback filtering adds one)."""
@@ -91,8 +109,7 @@ def run_block(code, start, filename, namespace):
 def test_page_runs_as_written(page):
     with open(os.path.join(ROOT, page), encoding="utf-8") as f:
         text = f.read()
-    lines = text.splitlines(keepends=True)
-    linecache.cache[page] = (len(text), None, lines, page)
+    lines = register(page, text)
     namespace = {"__name__": "docs." + os.path.splitext(os.path.basename(page))[0]}
     for start, code, output in examples(lines):
         printed, error = run_block(code, start, page, namespace)

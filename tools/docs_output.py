@@ -9,18 +9,16 @@ Read the diff before committing it: the test exists so that output changes
 are seen.
 """
 
-import linecache
 import os
 import sys
 
-from tests.test_docs import examples, run_block, shown
+from tests.test_docs import examples, register, run_block, shown
 
 
 def update(page):
     with open(page, encoding="utf-8") as f:
         text = f.read()
-    lines = text.splitlines(keepends=True)
-    linecache.cache[page] = (len(text), None, lines, page)
+    lines = register(page, text)
     namespace = {"__name__": "docs." + os.path.splitext(os.path.basename(page))[0]}
     replacements = []
     for start, code, output in examples(lines):
