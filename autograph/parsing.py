@@ -220,19 +220,31 @@ def _compiles_to(source, f, imported=()):
     # Code that reached linecache piece by piece (notebook cells, the blocks
     # of a docs page) was compiled with the imports of its own piece only:
     # the file's imports, none, or those of the modules in its globals.
-    modules = tuple(sorted(n for n, v in f.__globals__.items() if isinstance(v, types.ModuleType)))
-    variants = [(make, names) for names in dict.fromkeys((tuple(imported), (), modules)) for make in trees]
-    for make, names in variants:
-        try:
-            tree = _with_imports(_enclosed(make(), code.co_freevars), names)
-            module = compile(tree, code.co_filename, "exec",
-                             flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
-        except (SyntaxError, ValueError):
-            continue
-        found = _find_code(module, code.co_name)
-        if found is not None and _same_code(found, code, mangle):
-            return True
+    # The scan of the globals runs only when the first readings do not match.
+    def imports():
+        yield tuple(imported)
+        if imported:
+            yield ()
+        modules = tuple(sorted(n for n, v in f.__globals__.items() if isinstance(v, types.ModuleType)))
+        if modules and modules != tuple(imported):
+            yield modules
+
+    for names in imports():
+        for make in trees:
+            if _compiles_with(make, names, code, mangle):
+                return True
     return False
+
+
+def _compiles_with(make, names, code, mangle):
+    """True if the tree `make()` gives, with imports of `names`, compiles to `code`."""
+    try:
+        tree = _with_imports(_enclosed(make(), code.co_freevars), names)
+        module = compile(tree, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    found = _find_code(module, code.co_name)
+    return found is not None and _same_code(found, code, mangle)
 
 
 def _enclosed(tree, freevars):

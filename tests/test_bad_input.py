@@ -503,7 +503,7 @@ _ALLOWED = {
     ("runtime/tracer/compiler.py", "<module>", "compile"),
     # the def's source text as found in the user's file, compiled (never run)
     # to check that it still describes the live function
-    ("autograph/parsing.py", "_compiles_to", "compile"),
+    ("autograph/parsing.py", "_compiles_with", "compile"),
     # autograph.function's fast entry: a def whose parameter names are the
     # traced function's own (identifiers, checked by Python when it defined them)
     ("autograph/traced_function.py", "_make_entry", "compile"),
