@@ -596,7 +596,9 @@ def loop(stage, test, body, state, names, for_item=False):
             finally:
                 recorded.restore()
 
-        def wrapped_body(*args, carried=carried, width=width, flag=flag, by_ref=by_ref):
+        body_places = []   # (the places' values as the body got them, as it left them)
+
+        def wrapped_body(*args, carried=carried, width=width, flag=flag, by_ref=by_ref, body_places=body_places):
             item, s = (args[:1], args[1:]) if for_item else ((), args)
             try:
                 enter(s[count:width])
@@ -613,6 +615,7 @@ def loop(stage, test, body, state, names, for_item=False):
                                         if p.key not in {c.key for c in carried}]):
                     raise More
                 values = tuple(recorded.get(p) for p in carried)
+                body_places[:] = [s[count:width], values]
             finally:
                 recorded.restore()
             return pack(result + values + (True,) * len(flag), width + len(flag))
@@ -627,7 +630,12 @@ def loop(stage, test, body, state, names, for_item=False):
         if out is NotImplemented:
             return out
         out = _unref_each(out)
-        for place, value in zip(carried, out[count:width], strict=True):
+        # A place the body leaves as it found it keeps its value from before the loop (not the
+        # loop's output: a traced value that would stay in a Python object after the trace).
+        ins, outs = body_places if body_places else ((), ())
+        for i, (place, value) in enumerate(zip(carried, out[count:width], strict=True)):
+            if i < len(outs):
+                value = _unchanged_kept(entry[i], ins[i], outs[i], value)
             put(place, value, where)
         if flagged:
             before = tuple(state) + entry
@@ -638,6 +646,17 @@ def loop(stage, test, body, state, names, for_item=False):
                 _check_ran(out[width], bound, where)
         return out[:count]
     raise errors.loop_does_not_settle("a loop", where)
+
+
+def _unchanged_kept(entry, given, left, out):
+    """`out` (a place's value after the loop), with the parts that the body
+    left as it was given (`left is given`) replaced by their `entry` value."""
+    if left is given:
+        return entry
+    if type(left) is list and type(given) is list and type(entry) is list and type(out) is list \
+            and len(left) == len(given) == len(entry) == len(out):
+        return [_unchanged_kept(e, g, v, o) for e, g, v, o in zip(entry, given, left, out, strict=True)]
+    return out
 
 
 def _check_ran(ran, bound, where):

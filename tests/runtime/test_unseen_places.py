@@ -72,6 +72,22 @@ def nested_module_global_loop(x):
     return y
 
 
+_TABLE = [1.0, [2.0, 3.0]]
+
+
+def global_nested_list_while(x):
+    # The loop carries all of _TABLE[1]; _TABLE[1][1], which it leaves alone, keeps its number
+    # (it used to come out of the loop as a traced value, left in the global after the trace).
+    _TABLE[1][0] = 2.0
+    i = 0
+    while i < x:
+        _TABLE[1][0] = _TABLE[1][0] + 1.0
+        i += 1
+    y = _TABLE[1][0] + _TABLE[1][1]
+    _TABLE[1][0] = 2.0
+    return y
+
+
 _BIG = np.zeros(2 ** 20 + 1)
 
 
@@ -100,7 +116,7 @@ def stores_traced_value_without_if(x):
     return x
 
 
-EQUAL = [slots_if, inherited_slots_loop, module_global_if, nested_module_global_loop]
+EQUAL = [slots_if, inherited_slots_loop, module_global_if, nested_module_global_loop, global_nested_list_while]
 
 REFUSED = [
     (large_array_if, r"writes into a numpy array \('_BIG'\) in place .*test_unseen_places.py:\d+.*over 1048576 "
