@@ -376,6 +376,13 @@ class _OverArrays(staging.Counted):
         super().__init__(*args)
         self.rows = rows
 
+    def bounded(self, limit):
+        # Shapes are static: the trip count is known, and the rows scanned
+        # are the first `limit`. (`item` reads the same `rows` list.)
+        bounded = super().bounded(limit)
+        self.rows[1] = tuple(a[:bounded.trip_count] for a in self.rows[1])
+        return bounded
+
     def loop(self, backend, extra_test, body, state, names, loc):
         loop = super().loop(backend, extra_test, body, state, names, loc)
         loop.rows = None if extra_test is not None else self.rows

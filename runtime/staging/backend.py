@@ -16,7 +16,7 @@ from autograph.runtime.backends import Backend
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
-from autograph.runtime.staging.loops import Loop
+from autograph.runtime.staging.loops import Loop, bounded_while
 from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, normalize, unflatten
 
 __all__ = ["StagingBackend"]
@@ -139,21 +139,28 @@ class StagingBackend(Backend):
 
     def while_loop(self, test, body, state, names, opts):
         state, count = tuple(state), len(names)
-        while True:
+        limit, done = opts.get("maximum_iterations"), 0
+        while limit is None or done < limit:
             flag = test(*state)
             known = self.concrete(flag) if self.owns_type(type(flag)) else bool(flag)
             if known is None:
-                return self.stage_while(test, body, state, names)
+                return self.stage_while(test, body, state, names, opts, done)
             if not known:
                 return state
             state = normalize(body(*state), count, "loop body")
+            done += 1
+        return state
 
-    def stage_while(self, test, body, state, names):
-        """The `while` loop staged from `state` on; what the body changes in
-        place (places.py) is more loop state."""
+    def stage_while(self, test, body, state, names, opts, done=0):
+        """The `while` loop staged from `state` on, `done` of its iterations
+        run as Python before (they count towards `maximum_iterations`); what
+        the body changes in place (places.py) is more loop state."""
         what, loc = f"a `while` loop whose condition is {self.traced}", user_location()
+        limit = opts.get("maximum_iterations")
 
         def stage(test, body, state, names):
+            if limit is not None:
+                return self._stage(bounded_while(self, test, body, state, names, limit - done, what, loc))[1:]
             count = len(names)
             return self._stage(Loop(self, test, lambda *s: normalize(body(*s), count, "loop body"),
                                     state, names, what, loc))
@@ -165,6 +172,9 @@ class StagingBackend(Backend):
         counted = self.counted(iterable)
         if counted is NotImplemented:
             return NotImplemented
+        limit = opts.get("maximum_iterations")
+        if limit is not None:
+            counted = counted.bounded(limit)
         if type(counted.trip_count) is int and counted.trip_count <= 0:
             return tuple(state)  # no iteration, as in Python
         loc = user_location()

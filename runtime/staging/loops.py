@@ -9,13 +9,20 @@ only by widening a Python number (an `int` that becomes a float array) or
 by making dimensions unknown; then the loop is traced again with the wider
 type (`values.Retry`). A lowered `return` inside the loop makes the
 function's return value carried, starting from zeros of the returned type.
+
+`set_loop_options(maximum_iterations=N)` bounds a loop: a `while` becomes a
+loop over a counter as well (`bounded_while`), a `Counted` loop stops after
+N items (`Counted.bounded`); either has a trip count of at most N, which a
+backend may run in full, doing nothing once the loop's own test fails.
 """
+
+import copy
 
 from autograph.runtime.staging import errors
 from autograph.runtime.staging.values import NUMBERS, Retry, in_range, normalize, pack, same_python
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
-__all__ = ["Counted", "Loop"]
+__all__ = ["Counted", "Loop", "bounded_while"]
 
 _ATTEMPTS = 8
 
@@ -161,16 +168,51 @@ def _may_widen(before, after):
     return before[2] or (after[1] == before[1] and len(after[0]) == len(before[0]))
 
 
+def bounded_while(backend, test, body, state, names, limit, what, loc):
+    """The `Loop` of `while test(*state): state = body(*state)` stopped
+    after at most `limit` iterations: its state is an iteration counter,
+    then `state`; its trip count is `limit`, and it stops early where `test`
+    fails (`stops_early`: a backend that runs all `limit` iterations runs
+    each under the test)."""
+    count = len(names)
+
+    def bounded_test(k, *s):
+        flag = test(*s)
+        if type(flag) in NUMBERS:
+            return (k < limit) if flag else False
+        return backend.logical_and(backend.predicate(k < limit, what, loc), backend.predicate(flag, what, loc))
+
+    def bounded_body(k, *s):
+        return (k + 1,) + normalize(body(*s), count, "loop body")
+
+    return Loop(backend, bounded_test, bounded_body, (0,) + tuple(state),
+                ("<iteration count>",) + tuple(names), what, loc, limit, stops_early=True)
+
+
 class Counted:
     """A `for` loop over a range or over the leading axis of arrays, as a
     loop over a counter from `start` by `step` while it has not passed
     `stop`: `item(i)` is the loop target of iteration `i`. `trip_count`,
     where known while tracing (a Python int), is the number of iterations.
-    `what` names the loop in messages."""
+    `what` names the loop in messages. `limit`, where set (`bounded`), is
+    a second `stop`, and `trip_count` then an upper bound."""
+
+    limit = None
 
     def __init__(self, start, stop, step, item, what, trip_count=None):
         self.start, self.stop, self.step, self.item = start, stop, step, item
         self.what, self.trip_count = what, trip_count
+
+    def bounded(self, limit):
+        """This loop stopped after at most `limit` iterations
+        (`set_loop_options(maximum_iterations=limit)`)."""
+        bounded = copy.copy(self)
+        if type(self.trip_count) is int:
+            bounded.trip_count = min(self.trip_count, limit)
+            bounded.stop = self.start + bounded.trip_count * self.step
+        else:
+            bounded.limit, bounded.trip_count = self.start + limit * self.step, limit
+        return bounded
 
     @classmethod
     def over_arrays(cls, kind, arrays, first, stop, what, trip_count=None):
@@ -191,10 +233,13 @@ class Counted:
         """The `Loop` of `for target in ...: state = body(target, *state)`
         that stops early where `extra_test(*state)` (the `break` flag) is
         false. Its state is the counter, then `state`."""
-        count, stop, step, item = len(names), self.stop, self.step, self.item
+        count, stop, step, item, limit = len(names), self.stop, self.step, self.item, self.limit
 
         def test(i, *s):
             flag = in_range(i, stop, step)
+            if limit is not None:
+                flag = backend.logical_and(backend.predicate(flag, self.what, loc),
+                                           backend.predicate(in_range(i, limit, step), self.what, loc))
             if extra_test is None:
                 return flag
             more = extra_test(*s)
@@ -217,4 +262,4 @@ class Counted:
 
         return Loop(backend, test, loop_body, (self.start,) + tuple(state),
                     ("<loop counter>",) + tuple(names), self.what, loc,
-                    self.trip_count, counted_body, extra_test is not None)
+                    self.trip_count, counted_body, extra_test is not None or limit is not None)
