@@ -508,6 +508,9 @@ class JaxBackend(staging.StagingBackend):
 
     name = "jax"
     traced = "traced by JAX"
+    static_shapes = ("JAX arrays have static shapes, so lax.while_loop and lax.scan carry '{name}' with "
+                     "one shape; make '{name}' its largest size before the loop and write into it "
+                     "({name} = {name}.at[i].set(...)), or keep the loop out of jax.jit")
 
     def owns_type(self, cls):
         if issubclass(cls, (JaxRange, JaxZip)):

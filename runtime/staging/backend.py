@@ -30,6 +30,10 @@ class StagingBackend(Backend):
     traced = "traced"
     #: The words for the backend's arrays and for changing their dtype.
     array, cast_hint = "array", ".astype()"
+    #: Why a loop variable cannot change shape in the backend's loops, and
+    #: what to do (`{name}` is the variable), for
+    #: `set_loop_options(shape_invariants=...)`; None where it can.
+    static_shapes = None
 
     # Values (backend) -------------------------------------------------------------
 
@@ -160,10 +164,11 @@ class StagingBackend(Backend):
 
         def stage(test, body, state, names):
             if limit is not None:
-                return self._stage(bounded_while(self, test, body, state, names, limit - done, what, loc))[1:]
+                return self._stage(bounded_while(self, test, body, state, names, limit - done, what, loc),
+                                   opts)[1:]
             count = len(names)
             return self._stage(Loop(self, test, lambda *s: normalize(body(*s), count, "loop body"),
-                                    state, names, what, loc))
+                                    state, names, what, loc), opts)
         if not self.tracks_places():
             return stage(test, body, state, names)
         return places.loop(stage, test, body, state, names)
@@ -180,12 +185,14 @@ class StagingBackend(Backend):
         loc = user_location()
 
         def stage(extra_test, body, state, names):
-            return self._stage(counted.loop(self, extra_test, body, state, names, loc))[1:]
+            return self._stage(counted.loop(self, extra_test, body, state, names, loc), opts)[1:]
         if not self.tracks_places():
             return stage(extra_test, body, state, names)
         return places.loop(stage, extra_test, body, state, names, for_item=True)
 
-    def _stage(self, loop):
+    def _stage(self, loop, opts):
+        if opts.get("shape_invariants"):
+            loop.declare_shapes(opts["shape_invariants"], self.static_shapes)
         return loop.run(lambda: self.stage_loop(loop))
 
     def not_(self, value):

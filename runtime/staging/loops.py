@@ -59,6 +59,33 @@ class Loop:
             return self.unflatten(carry)
         raise errors.loop_does_not_settle(self.what, self.loc)
 
+    def declare_shapes(self, invariants, static_shapes):
+        """`set_loop_options(shape_invariants=[(name, shape), ...])`: each named
+        array variable is carried with `shape`, whose `None` dimensions may
+        change across iterations. `static_shapes` is the backend's reason it
+        cannot carry such a variable (a sentence with `{name}` in it), or None."""
+        what, loc = self.what, self.loc
+        for pair in invariants:
+            name, shape = pair
+            if static_shapes is not None:
+                raise errors.shape_invariants(what, loc, static_shapes.format(name=name))
+            if name not in self.names:
+                raise errors.shape_invariants(what, loc, f"'{name}' is not a variable that the loop changes")
+            owner = self.names.index(name)
+            leaves = [j for j, k in enumerate(self.flat.owner) if k == owner]
+            if len(leaves) != 1 or leaves[0] not in self.types or self.types[leaves[0]][2]:
+                raise errors.shape_invariants(
+                    what, loc, f"'{name}' is {self.backend.describe(self.state[owner])}, not an array")
+            j = leaves[0]
+            before, dtype, _ = self.types[j]
+            if type(shape) not in (tuple, list) or len(shape) != len(before) or not all(
+                    d is None or type(d) is int and d == b for d, b in zip(shape, before, strict=True)):
+                raise errors.shape_invariants(
+                    what, loc, f"'{name}' enters the loop as {self.backend.describe_type(self.types[j])}, "
+                    f"which does not have the declared shape {shape!r} (a tuple of its dimensions, None "
+                    "for those that may change)")
+            self.types[j] = (tuple(shape), dtype, False)
+
     # What the tracer sees ---------------------------------------------------------
 
     def carried(self):
@@ -143,11 +170,21 @@ class Loop:
             merged = backend.merge(t, backend.typeof(after))
             if merged is None or merged[:2] != t[:2] and not _may_widen(t, merged):
                 raise errors.loop_type_change(name, backend.describe_type(t), backend.describe(after),
-                                              backend.cast_hint, what, loc)
+                                              backend.cast_hint, what, loc,
+                                              self._invariant(name, t, backend.typeof(after)))
             if merged[:2] != t[:2]:
                 self.types[j] = merged
                 again = True
         return again
+
+    def _invariant(self, name, before, after):
+        """The `shape_invariants` that would let variable `name` go from
+        type `before` to `after`, as the user writes it, or None."""
+        if self.backend.static_shapes is not None or not name.isidentifier() \
+                or before[1:] != after[1:] or len(before[0]) != len(after[0]):
+            return None
+        shape = tuple(a if a == b else None for a, b in zip(before[0], after[0], strict=True))
+        return f"shape_invariants=[({name}, {shape!r})]"
 
     def outputs(self, new):
         """The carried leaves after an iteration, as values of their types."""

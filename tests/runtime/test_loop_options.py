@@ -9,6 +9,7 @@ itself (the option means nothing to Python)."""
 
 import numpy as np
 import pytest
+from autograph.runtime.errors import LoopStateError
 
 import autograph
 from tests.runtime.test_conformance import BACKENDS, S, V, assert_same, line_of
@@ -283,6 +284,143 @@ def test_maximum_iterations(backend, program, reference, argsets):
     expected = [reference(backend.xp)(*args) for args in argsets]
     for e, a in zip(expected, backend.run(program(backend.xp), argsets), strict=True):
         assert_same(backend, e, a)
+
+
+# Options without effect, and shape_invariants ---------------------------------------
+
+def options_without_effect(xp):
+    def f(x):
+        s = x[0] * 0
+        for v in x:
+            autograph.set_loop_options(parallel_iterations=4, swap_memory=True)
+            s = s + v
+        while s > 1:
+            autograph.set_loop_options(parallel_iterations=1)
+            s = s / 2
+        return s
+    return f
+
+
+@pytest.mark.parametrize("argsets", [[(V([1.0, 2.0, 3.0]),), (V([0.5, -1.0, 0.25]),)]])
+def test_options_without_effect(backend, argsets):
+    argsets = [tuple(backend.make(a) for a in args) for args in argsets]
+    f = options_without_effect(backend.xp)
+    for e, a in zip([f(*args) for args in argsets], backend.run(f, argsets), strict=True):
+        assert_same(backend, e, a)
+
+
+def grown_by_concatenate(xp):
+    def f(x):
+        y = xp.reshape(x, (1,))
+        while x > 0:
+            autograph.set_loop_options(shape_invariants=[(y, (None,))])
+            y = xp.concatenate([y, xp.reshape(x * 2, (1,))])
+            x = x - 1.0
+        return y, x
+    return f
+
+
+def grown_by_pad(x):
+    y = x[:1]
+    for v in x:
+        autograph.set_loop_options(shape_invariants=[(y, (None,))])
+        y = np.pad(y, (1, 0), constant_values=v)
+    return y
+
+
+def test_shape_invariants_let_a_vector_grow_in_the_numpy_tracer():
+    grow = autograph.function(grown_by_concatenate(np))
+    for x in (S(3.0), S(0.5), S(-1.0)):
+        assert_same(BACKENDS[0](), grown_by_concatenate(np)(x), grow(x))
+    assert grow.trace_count == 1
+    pad = autograph.function(grown_by_pad)
+    for x in (V([1.0, 2.0, 3.0]), V([4.0, 5.0, 6.0])):
+        assert_same(BACKENDS[0](), grown_by_pad(x), pad(x))
+    assert pad.trace_count == 1
+
+
+@pytest.mark.parametrize("row", [b for b in BACKENDS if b.name != "numpy"], ids=lambda b: b.name)
+def test_shape_invariants_are_refused_where_shapes_are_static(row):
+    backend = row()
+    with pytest.raises(LoopStateError) as info:
+        backend.run(grown_by_concatenate(backend.xp), [(backend.make(S(3.0)),)])
+    message = str(info.value)
+    where = f"({__file__}:{line_of(grown_by_concatenate, 'while x > 0')}): "
+    assert message.startswith(f"set_loop_options(shape_invariants=...) of a `while` loop whose condition is "
+                              f"traced by {backend.name.replace('jax', 'JAX')} {where}"), message
+    words = {"jax": "JAX arrays have static shapes, so lax.while_loop and lax.scan carry 'y' with one shape; "
+                    "make 'y' its largest size before the loop and write into it (y = y.at[i].set(...))",
+             "torch": "torch's while_loop carries 'y' with one shape in every iteration; make 'y' its largest "
+                      "size before the loop and write into it (y[i] = ...)"}
+    assert words[backend.name] in message, message
+
+
+def not_a_loop_variable(x):
+    y = x[:1]
+    for v in x:
+        autograph.set_loop_options(shape_invariants=[(y, (None,))])
+        x = x + v
+    return x, y
+
+
+def not_an_array(x):
+    n = 0
+    for v in x:
+        autograph.set_loop_options(shape_invariants=[(n, (None,))])
+        n = n + v
+    return n
+
+
+def wrong_shape(x):
+    y = x[:2]
+    for v in x:
+        autograph.set_loop_options(shape_invariants=[(y, (None, 2))])
+        y = np.concatenate([y, [v]])
+    return y
+
+
+@pytest.mark.parametrize("program, words", [
+    (not_a_loop_variable, "'y' is not a variable that the loop changes"),
+    (not_an_array, "'n' is a Python int (0), not an array"),
+    (wrong_shape, "'y' enters the loop as float64[2], which does not have the declared shape (None, 2) "
+                  "(a tuple of its dimensions, None for those that may change)"),
+], ids=lambda p: getattr(p, "__name__", ""))
+def test_shape_invariants_errors(program, words):
+    with pytest.raises(LoopStateError) as info:
+        autograph.function(program)(V([1.0, 2.0, 3.0]))
+    message = str(info.value)
+    assert message.startswith("set_loop_options(shape_invariants=...) of a `for` loop over an array that is "
+                              f"symbolic ({__file__}:{line_of(program, 'for v in x')}): "), message
+    assert message.endswith(words), message
+
+
+def shrunk(x, n):
+    y = x
+    while n > 0:
+        y = y[1:]
+        n = n - 1
+    return y
+
+
+def shrunk_with_invariant(x, n):
+    y = x
+    while n > 0:
+        autograph.set_loop_options(shape_invariants=[(y, (None,))])
+        y = y[1:]
+        n = n - 1
+    return y
+
+
+def test_a_shape_change_says_which_invariant_lets_it():
+    with pytest.raises(LoopStateError) as info:
+        autograph.function(shrunk)(V([1.0, 2.0, 3.0]), np.int64(2))
+    assert str(info.value).endswith(
+        "loop variables must keep their dtype and shape across iterations: give it its final dtype and shape "
+        "before the loop (for example with .astype()), or let its shape change with "
+        "autograph.set_loop_options(shape_invariants=[(y, (None,))]) in the loop"), str(info.value)
+    traced = autograph.function(shrunk_with_invariant)
+    for n in (0, 2, 3):
+        assert_same(BACKENDS[0](), shrunk(V([1.0, 2.0, 3.0]), n), traced(V([1.0, 2.0, 3.0]), np.int64(n)))
 
 
 # A bounded `while` under jax.grad -----------------------------------------------
