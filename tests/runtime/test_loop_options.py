@@ -195,6 +195,35 @@ def bounded_for_over_range_reference(xp):
     return f
 
 
+def static_range_not_unrolled(xp):
+    def f(x):
+        s = x
+        for i in range(5):
+            autograph.set_loop_options(unroll=False)
+            s = s * 2 + i
+        return s
+    return f
+
+
+def bounded_static_range(xp):
+    def f(x):
+        s = x
+        for i in range(5):
+            autograph.set_loop_options(unroll=False, maximum_iterations=2)
+            s = s * 2 + i
+        return s
+    return f
+
+
+def bounded_static_range_reference(xp):
+    def f(x):
+        s = x
+        for i in range(2):
+            s = s * 2 + i
+        return s
+    return f
+
+
 def zero_iterations(xp):
     def f(x):
         n = 0
@@ -271,6 +300,8 @@ BOUNDED = [
     (bound_beyond_the_end, bound_beyond_the_end_reference, [(V([1.0, 2.0, 3.0]),)]),
     (bounded_for_over_range, bounded_for_over_range_reference,
      [(np.int64(5), S(1.0)), (np.int64(1), S(1.0)), (np.int64(0), S(1.0))]),
+    (static_range_not_unrolled, static_range_not_unrolled, [(S(1.0),), (S(-2.0),)]),
+    (bounded_static_range, bounded_static_range_reference, [(S(1.0),), (S(-2.0),)]),
     (zero_iterations, zero_iterations_reference, [(S(3.0),)]),
     (closure_reads_bounded_counter, closure_reads_bounded_counter_reference,
      [(np.int64(0),), (np.int64(1),), (np.int64(3),)]),
@@ -465,6 +496,13 @@ def test_bounded_while_differentiates_in_reverse_mode_under_jax(x):
     np.testing.assert_allclose(jax.jit(jax.grad(converted))(x), expected, rtol=1e-12)
     np.testing.assert_allclose(jax.grad(jax.jit(converted))(x), expected, rtol=1e-12)
     np.testing.assert_allclose(jax.jit(converted)(x), power_reference(x), rtol=1e-12)
+
+
+def test_eager_grad_runs_the_loop_as_python_and_ignores_the_bound():
+    # Eager jax.grad compares concrete arrays: the loop is Python, as in the
+    # unconverted function (docs/backends.md, "Loop options").
+    jax = pytest.importorskip("jax")
+    assert float(jax.grad(autograph.to_graph(power))(2.0)) == float(jax.grad(power)(2.0)) == 448.0
 
 
 def test_bounded_while_stops_early_when_not_differentiated():
