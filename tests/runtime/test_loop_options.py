@@ -103,6 +103,33 @@ def bounded_while_staged_late_reference(xp):
     return f
 
 
+def bounded_while_with_return(xp):
+    def f(x):
+        n = 0
+        while n < 10:
+            autograph.set_loop_options(maximum_iterations=3)
+            if x * n > 5:
+                return n
+            n += 1
+        return -n
+    return f
+
+
+def bounded_while_with_return_reference(xp):
+    def f(x):
+        n = 0
+        k = 0
+        while n < 10:
+            if k == 3:
+                break
+            k += 1
+            if x * n > 5:
+                return n
+            n += 1
+        return -n
+    return f
+
+
 def bounded_for(xp):
     def f(x):
         s = 0.0
@@ -294,6 +321,7 @@ BOUNDED = [
     (bounded_while, bounded_while_reference, [(S(10.0),), (S(2.0),), (S(-1.0),)]),
     (bounded_while_with_break, bounded_while_with_break_reference, [(S(10.0),), (S(2.0),)]),
     (bounded_while_staged_late, bounded_while_staged_late_reference, [(S(10.0),), (S(2.5),), (S(-1.0),)]),
+    (bounded_while_with_return, bounded_while_with_return_reference, [(S(3.0),), (S(0.5),)]),
     (bounded_for, bounded_for_reference, [(V([1.0, 2.0, 3.0]),), (V([4.0, -1.0, 5.0]),)]),
     (bounded_for_with_break, bounded_for_with_break_reference,
      [(V([1.0, 2.0, 3.0]),), (V([-1.0, 2.0, 3.0]),)]),
@@ -559,3 +587,31 @@ def test_option_error(backend, program, args, error, construct, words):
     assert message.startswith("set_loop_options(maximum_iterations=...) of the loop at "
                               f"{__file__}:{line_of(program, construct)} "), message
     assert words in message, message
+
+
+# torch.compile ------------------------------------------------------------------
+
+@pytest.mark.parametrize("program, reference, argsets", [
+    (bounded_while, bounded_while_reference, [(S(10.0),), (S(2.0),)]),
+    (bounded_while_with_break, bounded_while_with_break_reference, [(S(10.0),), (S(2.0),)]),
+], ids=["bounded_while", "bounded_while_with_break"])
+def test_maximum_iterations_under_torch_compile(program, reference, argsets):
+    torch = pytest.importorskip("torch")
+    converted = autograph.to_graph(program(torch))
+    converted(torch.tensor(argsets[0][0]))  # eagerly once first, as docs/pytorch.md says
+    torch._dynamo.reset()
+    compiled = torch.compile(converted, fullgraph=True, backend="eager")
+    for args in argsets:
+        args = tuple(torch.tensor(a) for a in args)
+        expected, actual = reference(torch)(*args), compiled(*args)
+        for e, a in zip(expected, actual, strict=True):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(e), rtol=1e-12)
+
+
+def test_maximum_iterations_on_eager_torch_tensors():
+    # Eager tensors are the torch backend's values: the bound holds as under export.
+    torch = pytest.importorskip("torch")
+    for program, reference, args in [(bounded_while, bounded_while_reference, (torch.tensor(10.0),)),
+                                     (bounded_for, bounded_for_reference, (torch.tensor([1.0, 2.0, 3.0]),))]:
+        expected, actual = reference(torch)(*args), autograph.to_graph(program(torch))(*args)
+        np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float))
