@@ -24,6 +24,7 @@ Arrays of more elements than that limit are not compared (it would cost
 their size on every call): pass those as arguments.
 """
 
+import random
 import types
 
 import numpy as np
@@ -46,13 +47,14 @@ class CapturedState:
     `'config.scale'`, `"table['w']"`), or None: one generated function of
     `is` tests and byte comparisons, as it runs on every call of a graph."""
 
-    __slots__ = ("arrays", "attributes", "cells", "changed", "items", "lists", "names", "sets")
+    __slots__ = ("arrays", "attributes", "cells", "changed", "items", "lists", "names", "random", "sets")
 
-    def __init__(self, functions, roots, inputs=(), skip=()):
+    def __init__(self, functions, roots, inputs=(), skip=(), check=True):
         """`functions`: the traced function (and what it calls, found through
         its globals); `roots`: (name, object) pairs, the arguments that are
         not graph inputs; `inputs`: the ids of the arrays that are inputs;
-        `skip`: functions whose state is not followed."""
+        `skip`: functions whose state is not followed; `check`: compile
+        `changed` (not needed for a record that is only compared with)."""
         recorded = places.Recorded(functions, (), skip)
         # Of the arguments, only the arrays in their attributes (the cache keys the objects by a
         # weak reference and their attributes, and keeps these arrays alive with the graph anyway).
@@ -81,7 +83,9 @@ class CapturedState:
             kind, obj, name, _ = through_arguments.containers[key]
             if kind == "array" and id(obj) not in inputs and key not in recorded.containers:
                 self.arrays.append((obj, name, obj.shape, obj.dtype, _contents(obj)))
-        self.changed = _compile(self)
+        self.changed = _compile(self) if check else None
+        values = [(name, v) for _, name, v in self.names] + [(name, v) for _, name, v in self.cells]
+        self.random = _random_states(values)
 
     def __bool__(self):
         return bool(self.names or self.cells or self.items or self.attributes or self.lists or self.sets
@@ -94,6 +98,16 @@ class CapturedState:
         before = {id(obj): contents for obj, _, _, _, contents in other.arrays}
         for obj, name, _, _, contents in self.arrays:
             if id(obj) in before and before[id(obj)] != contents:
+                return name
+        return None
+
+    def drawn_since(self, other):
+        """The name of a random number generator whose state moved between
+        `other` (taken before the trace) and this one: the trace drew
+        numbers from it, which the graph would keep as constants."""
+        before = {id(obj): state for _, obj, state in other.random}
+        for name, obj, state in self.random:
+            if id(obj) in before and not _same_state(before[id(obj)], state):
                 return name
         return None
 
@@ -149,6 +163,31 @@ def _compile(state):
     source = "def changed():\n" + "\n".join(lines) + "\n    return None\n"
     exec(compile(source, "<autograph captured state>", "exec"), namespace)  # noqa: S102 - our own code
     return namespace["changed"]
+
+
+def _random_states(values):
+    """[(name, generator, its state)] for numpy's and Python's global random
+    generators and the generators among `values` ((name, value) pairs)."""
+    found = [("numpy.random", np.random.mtrand._rand, None), ("random", random._inst, None)]
+    found += [(name, v, None) for name, v in values
+              if isinstance(v, (np.random.Generator, np.random.RandomState, random.Random))]
+    return [(name, g, _state(g)) for name, g, _ in found]
+
+
+def _state(generator):
+    if isinstance(generator, np.random.Generator):
+        return generator.bit_generator.state
+    if isinstance(generator, np.random.RandomState):
+        return generator.get_state(legacy=False)
+    return generator.getstate()
+
+
+def _same_state(a, b):
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_state(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b
 
 
 def _contents(array):

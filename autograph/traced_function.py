@@ -250,7 +250,7 @@ def _trace(name, python_function, args, kwargs, arg_names):
     del placeholders
     functions, roots = captured_state.roots(name, python_function, args, kwargs, arg_names)
     inputs = captured_state.array_inputs(_array_leaves((args, kwargs)))
-    before = captured_state.CapturedState(functions, roots, inputs)
+    before = captured_state.CapturedState(functions, roots, inputs, check=False)
     context.push_graph(graph)
     try:
         with recording_errors() as raised:
@@ -270,6 +270,12 @@ def _trace(name, python_function, args, kwargs, arg_names):
     # (What py_function calls when the graph runs reads its state then: not captured.)
     hosts = [node.attrs["host"] for node in graph.walk() if "host" in node.attrs]
     captured = captured_state.CapturedState(functions, roots, inputs, hosts)
+    drawn = captured.drawn_since(before)
+    if drawn is not None:
+        raise TracingError(
+            f"{name} drew random numbers from {drawn} while it was traced: the graph would return the "
+            "numbers of the trace on every call, where eager code draws new ones. Draw them outside the "
+            "function and pass them as arguments, or draw them in autograph.py_function")
     written = captured.written_since(before)
     if written is not None:
         raise TracingError(

@@ -138,3 +138,28 @@ def test_a_trace_that_writes_into_a_global_array_in_place_is_refused():
     with pytest.raises(TracingError, match=r"counts_calls wrote into the numpy array 'COUNTS' in place while "
                                            "it was traced"):
         autograph.function(counts_calls)(np.float64(1.0))
+
+
+_RNG = np.random.default_rng(0)
+
+
+def draws_from_numpy(x):
+    return x + np.random.rand()
+
+
+def draws_from_python(x):
+    import random
+    return x + random.random()
+
+
+def draws_from_a_generator(x):
+    return x + _RNG.normal()
+
+
+@pytest.mark.parametrize(("fn", "source"), [(draws_from_numpy, "numpy.random"), (draws_from_python, "random"),
+                                            (draws_from_a_generator, "_RNG")], ids=lambda v: getattr(v, "__name__", v))
+def test_random_numbers_drawn_while_tracing_are_refused(fn, source):
+    # Eagerly each call draws new numbers; a graph would return the trace's on every call.
+    assert fn(np.float64(0.0)) != fn(np.float64(0.0))
+    with pytest.raises(TracingError, match=f"{fn.__name__} drew random numbers from {source} while it was traced"):
+        autograph.function(fn)(np.float64(0.0))
