@@ -58,6 +58,13 @@ class Backend:
         """
         raise NotImplementedError(f"the {self.name} backend has no while_loop")
 
+    def while_from(self, flag, test, body, state, names, opts):
+        """`while_loop` where `flag`, one of this backend's values, is
+        `test(*state)`: the runtime evaluated it to find the backend. A
+        backend that can use it saves an evaluation of the test; by
+        default the test runs again."""
+        return self.while_loop(test, body, state, names, opts)
+
     def for_loop(self, iterable, extra_test, body, state, names, opts):
         """Functional `for` over one of this backend's iterables (a symbolic
         range or array). Returns the final state tuple, or NotImplemented to

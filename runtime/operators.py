@@ -93,7 +93,7 @@ def while_stmt(test, body, state, names, opts=None):
         result = test(*state)
         backend = backend_of(result)
         if backend is not None:
-            return _pack(backend.while_loop(test, body, state, names, opts or {}), count)
+            return _pack(backend.while_from(result, test, body, state, names, opts or {}), count)
         if not result:
             return _pack(state, count)
         state = _unpack(body(*state), count)

@@ -138,15 +138,18 @@ class StagingBackend(Backend):
         return branches.run(lambda: self.stage_cond(pred, branches))
 
     def while_loop(self, test, body, state, names, opts):
+        return self.while_from(test(*state), test, body, state, names, opts)
+
+    def while_from(self, flag, test, body, state, names, opts):
         state, count = tuple(state), len(names)
         while True:
-            flag = test(*state)
             known = self.concrete(flag) if self.owns_type(type(flag)) else bool(flag)
             if known is None:
                 return self.stage_while(test, body, state, names)
             if not known:
                 return state
             state = normalize(body(*state), count, "loop body")
+            flag = test(*state)
 
     def stage_while(self, test, body, state, names):
         """The `while` loop staged from `state` on; what the body changes in

@@ -283,6 +283,28 @@ def test_while_jaxpr_has_no_dead_equations():
     assert float(jit(newton_sqrt)(2.0)) == float(newton_sqrt(jnp.asarray(2.0)))
 
 
+TESTS_RUN = []
+
+
+def counted_test(x):
+    TESTS_RUN.append(1)
+    return x > 1.0
+
+
+def halve_while_large(x):
+    while counted_test(x):
+        x = x / 2
+    return x
+
+
+def test_while_test_runs_once_before_staging():
+    # Once in Python to find that it is traced, once in lax.while_loop's trace.
+    TESTS_RUN.clear()
+    jax.make_jaxpr(autograph.to_graph(halve_while_large))(5.0)
+    assert len(TESTS_RUN) == 2
+    assert float(jit(halve_while_large)(5.0)) == float(halve_while_large(jnp.asarray(5.0)))
+
+
 def retried_branch(x):
     if x > 0:
         y = 1        # a Python int: the branches are traced again with y as float64
