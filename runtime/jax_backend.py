@@ -31,6 +31,7 @@ once jax is imported, so it costs nothing to programs that do not use jax.
 """
 
 import builtins
+import inspect
 import math
 import sys
 
@@ -140,6 +141,8 @@ def _merge(a, b):
 def _cast(x, t):
     """x as a value of type t (shape, dtype, weak)."""
     shape, dtype, _ = t
+    if isinstance(x, jax.core.Tracer) and x.dtype == dtype and x.shape == shape:
+        return x  # as jnp.asarray gives it, without a call
     v = jnp.asarray(x)
     if v.dtype != dtype:
         v = lax.convert_element_type(v, dtype)
@@ -259,7 +262,11 @@ def _trace(fn):
         no_args = FlatTree.flatten(((), {}))
     except (ImportError, AttributeError):
         return jax.make_jaxpr(fn)()
-    return pe.trace_to_jaxpr(fn, no_args, api_util.debug_info("cond", fn, (), {}))[0]
+    # A branch takes no arguments: its signature needs no inspecting.
+    return pe.trace_to_jaxpr(fn, no_args, api_util.debug_info("cond", fn, (), {}, signature=_NO_PARAMETERS))[0]
+
+
+_NO_PARAMETERS = inspect.Signature()
 
 
 def _choose(pred, true_jaxpr, false_jaxpr):
@@ -267,10 +274,29 @@ def _choose(pred, true_jaxpr, false_jaxpr):
     traced jaxprs: `lax.select` of both where `_selectable` says that is
     safe (XLA:CPU runs a small select faster than a conditional), else
     `lax.cond`."""
-    true_fn, false_fn = (jax.extend.core.jaxpr_as_fun(c) for c in (true_jaxpr, false_jaxpr))
     if not _selectable((true_jaxpr, false_jaxpr)):
-        return lax.cond(pred, true_fn, false_fn)
-    return [a if a is b else lax.select(pred, a, b) for a, b in zip(true_fn(), false_fn())]
+        return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(c) for c in (true_jaxpr, false_jaxpr)))
+    return [a if a is b else lax.select(pred, a, b) for a, b in zip(_inline(true_jaxpr), _inline(false_jaxpr))]
+
+
+def _inline(closed):
+    """The outputs of `closed`, a traced branch, its equations copied into
+    the trace being recorded: `jaxpr_as_fun(closed)()` without running each
+    primitive's rules again (as `jit` inlines a nested `jit`). Through
+    `jaxpr_as_fun` where the current trace records no jaxpr (an eager
+    `vmap`, say) or jax has no such function."""
+    try:
+        from jax._src import core, source_info_util
+        from jax._src.interpreters import partial_eval as pe
+        trace, inline = core.trace_ctx.trace, pe.inline_jaxpr_into_trace
+        records = type(trace) is pe.DynamicJaxprTrace
+    except (ImportError, AttributeError):
+        records = False
+    if not records or closed.jaxpr.invars:
+        return jax.extend.core.jaxpr_as_fun(closed)()
+    where = source_info_util.current()
+    consts = [trace.to_jaxpr_tracer(c, where) for c in closed.consts]
+    return [trace.to_jaxpr_tracer(x, where) for x in inline(trace, where, closed.jaxpr, (), *consts)]
 
 
 # loops -----------------------------------------------------------------------
