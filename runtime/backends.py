@@ -25,7 +25,7 @@ symbolic value: implement at least `cond` and `while_loop`.
 
 import builtins
 
-__all__ = ["Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any"]
+__all__ = ["FROM_FIRST", "Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any"]
 
 
 class Backend:
@@ -71,6 +71,15 @@ class Backend:
         let Python iterate."""
         return NotImplemented
 
+    def first_iteration(self, body, item, state, count):
+        """`body(item, *state)`, the first iteration of a `for` loop over a
+        range that `set_loop_options(unroll=False)` asks to stage, whose
+        state holds none of this backend's values but whose body reads
+        some. A backend may instead return FROM_FIRST, to stage the loop
+        from this iteration on, where it finds that the iteration would
+        make the state its values and change nothing else Python sees."""
+        return body(item, *state)
+
     def not_(self, value):
         """`not value`."""
         return not value
@@ -110,6 +119,9 @@ class Backend:
         example `numpy.asarray`, which numpy runs without asking the value."""
         return ()
 
+
+#: What `Backend.first_iteration` returns to stage a loop from its first iteration.
+FROM_FIRST = object()
 
 _backends = []
 _by_type = {}

@@ -36,11 +36,12 @@ import math
 import sys
 
 from autograph.runtime import staging
-from autograph.runtime.backends import Backend
+from autograph.runtime.backends import FROM_FIRST, Backend
 from autograph.runtime.errors import (
     TracingError,
     user_location,
 )
+from autograph.runtime.staging import places
 
 __all__ = ["JaxBackend", "JaxRange", "JaxZip"]
 
@@ -311,14 +312,29 @@ def _loop(loop):
         carry = lax.while_loop(loop.cond_fun, loop.body_fun, loop.init())
     elif loop.stops_early:
         carry = _bounded_while(loop.cond_fun, loop.body_fun, loop.init(), loop.trip_count)
-    elif getattr(loop, "rows", None) is not None:
+    elif loop.rows is not None and loop.indexed:
         # Over arrays: a scan over their rows, as hand-written code does.
         def step(c, rows):
             loop.rows[0] = rows
             return loop.counted_body_fun(c), None
         carry = lax.scan(step, loop.init(), loop.rows[1])[0]
     else:
-        carry = lax.fori_loop(0, loop.trip_count, lambda _, c: loop.counted_body_fun(c), loop.init())
+        # The loop's counter (its first carried value) is not carried: a scan
+        # needs none (the body reads the rows), a fori_loop has its own.
+        start, step = loop.counter
+        if loop.rows is not None:
+            def scan_step(c, rows):
+                loop.rows[0] = rows
+                return loop.counted_body_fun([start] + c)[1:], None
+            carry = lax.scan(scan_step, loop.init()[1:], loop.rows[1])[0]
+        else:
+            def body(k, c):
+                out = loop.counted_body_fun([k if step == 1 else start + k * step] + c)[1:]
+                _drop_dead_equations()  # the counter's own step
+                return out
+            first = start if step == 1 else 0
+            carry = lax.fori_loop(first, first + loop.trip_count, body, loop.init()[1:])
+        carry = [start + loop.trip_count * step] + list(carry)
     _drop_dead_equations()
     return carry
 
@@ -360,13 +376,12 @@ def _row(a, i):
 
 def _counted(iterable, over_range, over_arrays):
     if type(iterable) is JaxRange:
-        return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
-                               over_range())
+        return _Counted(None, iterable.start, iterable.stop, iterable.step, lambda i: i, over_range())
     if type(iterable) is range:  # set_loop_options(unroll=False): see operators.for_stmt
-        return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
-                               over_range().replace("whose bound is traced by JAX",
-                                                    "not unrolled (set_loop_options(unroll=False))"),
-                               builtins.len(iterable))
+        return _Counted(None, iterable.start, iterable.stop, iterable.step, lambda i: i,
+                        over_range().replace("whose bound is traced by JAX",
+                                             "not unrolled (set_loop_options(unroll=False))"),
+                        builtins.len(iterable))
     if type(iterable) is not JaxZip and not _is_abstract(iterable):
         return NotImplemented
     arrays = iterable.arrays if type(iterable) is JaxZip else (iterable,)
@@ -391,12 +406,18 @@ def _counted(iterable, over_range, over_arrays):
     else:
         def item(i):
             return tuple(row(k, i) for k in range(builtins.len(arrays)))
-    return _OverArrays(rows, 0, stop, 1, item, over_arrays(kind), stop)
+    counted = _Counted(rows, 0, stop, 1, item, over_arrays(kind), stop)
+    counted.indexed = kind == "enumerate"
+    return counted
 
 
-class _OverArrays(staging.Counted):
-    """A counted loop over the rows of arrays: where it cannot stop early it
-    is a `lax.scan` over them (`_loop` reads `rows`)."""
+class _Counted(staging.Counted):
+    """A counted loop, for `_loop`: over the rows of arrays (`rows` not None)
+    where it cannot stop early, a `lax.scan` over them, which carries the
+    counter only where the loop target is its value (`indexed`: enumerate);
+    over a static range, a `fori_loop` whose index gives the counter."""
+
+    indexed = False
 
     def __init__(self, rows, *args):
         super().__init__(*args)
@@ -405,6 +426,7 @@ class _OverArrays(staging.Counted):
     def loop(self, backend, extra_test, body, state, names, loc):
         loop = super().loop(backend, extra_test, body, state, names, loc)
         loop.rows = None if extra_test is not None else self.rows
+        loop.indexed, loop.counter = self.indexed, (self.start, self.step)
         return loop
 
 
@@ -562,6 +584,25 @@ class JaxBackend(staging.StagingBackend):
 
     def counted(self, iterable):
         return _counted(iterable, self.over_range, self.over_arrays)
+
+    def first_iteration(self, body, item, state, count):
+        # Run once where what it stages is thrown away: if it gives the state
+        # JAX values, changing nothing else (no places, no effects), the loop
+        # is staged from it on; Python values it gives are its result.
+        recorded = places.Recorded((body,), [(f"<state {k}>", v) for k, v in enumerate(state)])
+        result = []
+        try:
+            closed = _trace(lambda: result.append(body(item, *state)) or [])
+            clean = not recorded.changed() and not closed.jaxpr.effects
+        except Exception:  # noqa: BLE001 - the iteration runs again, for real, and raises there
+            clean = False
+        finally:
+            recorded.restore()
+        if not clean:
+            return body(item, *state)
+        if builtins.any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(result[0])):
+            return FROM_FIRST
+        return result[0]
 
     def print_(self, *args, **kwargs):
         if not builtins.any(_is_tracer(a) for a in args):

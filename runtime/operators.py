@@ -14,7 +14,7 @@ Conventions shared by all operators:
 
 import operator
 
-from autograph.runtime.backends import _by_type, backend_of, backend_of_any
+from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
@@ -116,7 +116,9 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     `range` goes to the backend of the state, once the state holds a
     symbolic value (after the first iteration, run as Python, if it does not
     hold one before or some variable is not defined yet): the backend may
-    stage the rest as one loop.
+    stage the rest as one loop. Where the body reads a backend's values,
+    that backend runs the first iteration (`Backend.first_iteration`) and
+    may say to stage the loop from it on.
     """
     count = len(names)
     backend = backend_of(iterable)
@@ -124,9 +126,13 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
         backend = backend_of_any(state)
         if (backend is None or any(isinstance(v, Undefined) for v in state)) \
                 and (extra_test is None or extra_test(*state) is True):
-            state = _unpack(body(iterable[0], *state), count)
-            iterable = iterable[1:]
-            backend = backend_of_any(state)
+            reader = backend or backend_of_any(_cell_values(body))
+            first = (body(iterable[0], *state) if reader is None
+                     else reader.first_iteration(body, iterable[0], state, count))
+            if first is not FROM_FIRST:
+                state = _unpack(first, count)
+                iterable = iterable[1:]
+            backend = backend_of_any(state) or (reader if first is FROM_FIRST else None)
     if backend is not None:
         result = backend.for_loop(iterable, extra_test, body, state, names, opts or {})
         if result is not NotImplemented:
@@ -157,6 +163,17 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
             if guard is None and not flag:
                 break
     return _pack(state, count)
+
+
+def _cell_values(fn):
+    """What function `fn` reads from enclosing functions."""
+    values = []
+    for cell in fn.__closure__ or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # not bound yet
+            pass
+    return values
 
 
 def if_exp(cond, if_true, if_false):
