@@ -277,15 +277,16 @@ def _choose(pred, true_jaxpr, false_jaxpr):
     `lax.cond`."""
     if not _selectable((true_jaxpr, false_jaxpr)):
         return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(c) for c in (true_jaxpr, false_jaxpr)))
-    return [a if a is b else lax.select(pred, a, b) for a, b in zip(_inline(true_jaxpr), _inline(false_jaxpr))]
+    outs = [_inline(c.jaxpr, c.consts) for c in (true_jaxpr, false_jaxpr)]
+    return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
 
 
-def _inline(closed):
-    """The outputs of `closed`, a traced branch, its equations copied into
-    the trace being recorded: `jaxpr_as_fun(closed)()` without running each
-    primitive's rules again (as `jit` inlines a nested `jit`). Through
-    `jaxpr_as_fun` where the current trace records no jaxpr (an eager
-    `vmap`, say) or jax has no such function."""
+def _inline(jaxpr, consts, *args):
+    """The outputs of `jaxpr` on `consts` and `args`, its equations copied
+    into the trace being recorded: `jaxpr_as_fun(ClosedJaxpr(jaxpr,
+    consts))(*args)` without running each primitive's rules again (as `jit`
+    inlines a nested `jit`). Through `jaxpr_as_fun` where the current trace
+    records no jaxpr (an eager `vmap`, say) or jax has no such function."""
     try:
         from jax._src import core, source_info_util
         from jax._src.interpreters import partial_eval as pe
@@ -293,11 +294,11 @@ def _inline(closed):
         records = type(trace) is pe.DynamicJaxprTrace
     except (ImportError, AttributeError):
         records = False
-    if not records or closed.jaxpr.invars:
-        return jax.extend.core.jaxpr_as_fun(closed)()
+    if not records:
+        return jax.extend.core.jaxpr_as_fun(jax.extend.core.ClosedJaxpr(jaxpr, list(consts)))(*args)
     where = source_info_util.current()
-    consts = [trace.to_jaxpr_tracer(c, where) for c in closed.consts]
-    return [trace.to_jaxpr_tracer(x, where) for x in inline(trace, where, closed.jaxpr, (), *consts)]
+    inputs = [trace.to_jaxpr_tracer(x, where) for x in (*consts, *args)]
+    return [trace.to_jaxpr_tracer(x, where) for x in inline(trace, where, jaxpr, (), *inputs)]
 
 
 # loops -----------------------------------------------------------------------
@@ -351,9 +352,12 @@ def _bounded_while(cond_fun, body_fun, init, trip_count):
     carry its own rule. Both forms come from one trace of each function."""
     if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in jax.tree_util.tree_leaves(init)):
         return lax.while_loop(cond_fun, body_fun, init)
-    body, body_consts = jax.closure_convert(body_fun, init)
-    cond, cond_consts = jax.closure_convert(cond_fun, init)
+    body, body_consts = _closure_convert(body_fun, init)
+    test, cond_consts = _closure_convert(cond_fun, init)
     split = builtins.len(body_consts)
+
+    def cond(c, *consts):
+        return test(c, *consts)[0]
 
     def as_while(init, *consts):
         return lax.while_loop(lambda c: cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), init)
@@ -366,6 +370,27 @@ def _bounded_while(cond_fun, body_fun, init, trip_count):
     loop = jax.custom_jvp(as_while)
     loop.defjvp(lambda primals, tangents: jax.jvp(as_scan, primals, tangents))
     return loop(init, *body_consts, *cond_consts)
+
+
+def _closure_convert(fn, init):
+    """`jax.closure_convert(fn, init)` for a loop's test or body, which take
+    the carry (a list of arrays): `(converted, consts)`, where
+    `converted(carry, *consts)` gives the list of `fn`'s outputs, copying
+    `fn`'s traced equations into the trace that calls it (`_inline`)."""
+    try:
+        from jax._src import api_util
+        from jax._src.interpreters import partial_eval as pe
+        from jax._src.tree_util import FlatTree
+        avals = FlatTree.flatten((([jax.typeof(x) for x in init],), {}))
+        dbg = api_util.debug_info("while_loop", fn, (init,), {}, signature=_ONE_PARAMETER)
+    except (ImportError, AttributeError):
+        converted, consts = jax.closure_convert(fn, init)
+        return (lambda c, *consts: jax.tree_util.tree_leaves(converted(c, *consts))), consts
+    closed = pe.trace_to_jaxpr(fn, avals, dbg)[0]
+    return (lambda c, *consts: _inline(closed.jaxpr, consts, *c)), list(closed.consts)
+
+
+_ONE_PARAMETER = inspect.Signature([inspect.Parameter("carry", inspect.Parameter.POSITIONAL_ONLY)])
 
 
 def _row(a, i):
