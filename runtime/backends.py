@@ -76,8 +76,9 @@ class Backend:
         range that `set_loop_options(unroll=False)` asks to stage, whose
         state holds none of this backend's values but whose body reads
         some. A backend may instead return FROM_FIRST, to stage the loop
-        from this iteration on, where it finds that the iteration would
-        make the state its values and change nothing else Python sees."""
+        from this iteration on (discarding what the iteration gave), where
+        it finds that the iteration made the state its values and changed
+        nothing else Python sees."""
         return body(item, *state)
 
     def not_(self, value):

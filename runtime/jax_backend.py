@@ -34,6 +34,7 @@ import builtins
 import inspect
 import math
 import sys
+import weakref
 
 from autograph.runtime import staging
 from autograph.runtime.backends import FROM_FIRST, Backend
@@ -195,6 +196,19 @@ def _drop_dead_equations():
                 if type(eqns[k]) is pe.TracingEqn and not eqns[k].effects:
                     eqns[k] = ref(eqns[k])
         trace = getattr(trace, "parent_trace", None)
+
+
+def _recorded_equations():
+    """The equations recorded so far by the jaxpr being traced, or None where
+    the current trace records none (or jax has no such trace)."""
+    try:
+        from jax._src import core
+        from jax._src.interpreters import partial_eval as pe
+        trace = core.trace_ctx.trace
+    except (ImportError, AttributeError):
+        return None
+    eqns = getattr(getattr(trace, "frame", None), "tracing_eqns", None)
+    return eqns if type(trace) is pe.DynamicJaxprTrace and type(eqns) is list else None
 
 
 # cond ------------------------------------------------------------------------
@@ -622,23 +636,19 @@ class JaxBackend(staging.StagingBackend):
         return _counted(iterable, self.over_range, self.over_arrays)
 
     def first_iteration(self, body, item, state, count):
-        # Run once where what it stages is thrown away: if it gives the state
-        # JAX values, changing nothing else (no places, no effects), the loop
-        # is staged from it on; Python values it gives are its result.
+        # The iteration runs as Python. If it made the state JAX values and
+        # changed nothing else (no places, no effects staged), the loop is
+        # staged from it on: what it staged is then dead, and dropped.
         recorded = places.Recorded((body,), [(f"<state {k}>", v) for k, v in enumerate(state)])
-        result = []
-        try:
-            closed = _trace(lambda: result.append(body(item, *state)) or [])
-            clean = not recorded.changed() and not closed.jaxpr.effects
-        except Exception:  # noqa: BLE001 - the iteration runs again, for real, and raises there
-            clean = False
-        finally:
-            recorded.restore()
-        if not clean:
-            return body(item, *state)
-        if builtins.any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(result[0])):
+        eqns = _recorded_equations()
+        mark = None if eqns is None else len(eqns)
+        result = body(item, *state)
+        if mark is None or recorded.changed() or builtins.any(
+                getattr(e() if type(e) is weakref.ReferenceType else e, "effects", None) for e in eqns[mark:]):
+            return result
+        if builtins.any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(result)):
             return FROM_FIRST
-        return result[0]
+        return result
 
     def print_(self, *args, **kwargs):
         if not builtins.any(_is_tracer(a) for a in args):
