@@ -168,10 +168,24 @@ def _override(func):
         args = [a for a in (first, second) if a is not _ABSENT]
         return dispatch(args + list(rest), kwargs)
 
+    if func is builtins.len:
+        override = _len_of_accumulated(override)
     override.__name__ = name
     override.__qualname__ = name
     override.__doc__ = f"`{name}` for Python values; a backend's version for its values."
     return override
+
+
+def _len_of_accumulated(override):
+    """`len()` that gives the traced length of a list accumulated in a staged
+    loop, inside the loop (staging/lists.py)."""
+    from autograph.runtime.staging.lists import Appended, length
+
+    def len_(first=_ABSENT, *rest, **kwargs):
+        if type(first) is list and first and type(first[0]) is Appended:
+            return length(first)
+        return override(first, *rest, **kwargs)
+    return len_
 
 
 OVERRIDDEN_BUILTINS = (

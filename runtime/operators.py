@@ -15,6 +15,8 @@ Conventions shared by all operators:
 import operator
 
 from autograph.runtime.backends import _by_type, backend_of, backend_of_any
+from autograph.runtime.staging.lists import Appended
+from autograph.runtime.staging.lists import truth as accumulated_truth
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
@@ -70,6 +72,8 @@ def if_stmt(cond, if_body, else_body, state, names):
             return if_body(*state)
         return else_body(*state)   # or None when else_body is None
     """
+    if type(cond) is list and cond and type(cond[0]) is Appended:
+        cond = accumulated_truth(cond)
     backend = backend_of(cond)
     if backend is None:
         if cond:
@@ -161,6 +165,8 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
 
 def if_exp(cond, if_true, if_false):
     """Functional conditional expression `if_true() if cond else if_false()`."""
+    if type(cond) is list and cond and type(cond[0]) is Appended:
+        cond = accumulated_truth(cond)
     backend = backend_of(cond)
     if backend is None:
         return if_true() if cond else if_false()
@@ -214,6 +220,8 @@ def compare(left, ops, right, *later):
 
 def not_(value):
     """`not value`."""
+    if type(value) is list and value and type(value[0]) is Appended:
+        value = accumulated_truth(value)
     backend = backend_of(value)
     if backend is None:
         return not value

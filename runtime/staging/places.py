@@ -43,7 +43,7 @@ import types
 import numpy as np
 from autograph.runtime.backends import backend_of
 from autograph.runtime.errors import TracingError, user_location
-from autograph.runtime.staging import errors
+from autograph.runtime.staging import errors, lists
 from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
 
@@ -419,7 +419,7 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
     raise errors.branches_do_not_settle("an `if`", where)
 
 
-def loop(stage, test, body, state, names, for_item=False):
+def loop(stage, test, body, state, names, for_item=False, backend=None, what=None, trips=None, exact=False):
     """`stage(test, body, state, names)` (a backend's staged loop; `body`
     takes the item first when `for_item`) with the places the body changes
     as more loop variables. Returns the final state tuple, or what `stage`
@@ -441,8 +441,10 @@ def loop(stage, test, body, state, names, for_item=False):
     # the variable) travels as itself, its items as places: so an item first
     # set in the loop is one more variable first bound in it.
     rebound = set()
+    accumulated = {}  # id of a list the body appends to -> its lists.Accumulator
     for _attempt in range(8):
         carried = list(found)
+        accs = list(accumulated.values())
         entry = tuple(recorded.get(p) for p in carried)
         by_ref = {k for k, v in enumerate(state)
                   if type(v) in (dict, list) and recorded.is_recorded(v) and k not in rebound}
@@ -450,22 +452,26 @@ def loop(stage, test, body, state, names, for_item=False):
         flagged = unbound or any(type(v) is Undefined for v in entry)
         flag = (False,) if flagged else ()
         width = count + len(carried)
+        buffers = tuple(v for a in accs for v in a.entry(trips))
+        end = width + len(buffers)
 
-        def enter(values, carried=carried):
+        def enter(values, buffers, carried=carried, accs=accs):
             for place, value in zip(carried, values, strict=True):
                 put(place, value, where)
+            for k, acc in enumerate(accs):
+                acc.enter(*buffers[2 * k:2 * k + 2])
 
-        def wrapped_test(*s, width=width):
+        def wrapped_test(*s, width=width, end=end):
             try:
-                enter(s[count:width])
+                enter(s[count:width], s[width:end])
                 return test(*_unref_each(s[:count]))
             finally:
                 recorded.restore()
 
-        def wrapped_body(*args, carried=carried, width=width, flag=flag, by_ref=by_ref):
+        def wrapped_body(*args, carried=carried, width=width, end=end, flag=flag, by_ref=by_ref, accs=accs):
             item, s = (args[:1], args[1:]) if for_item else ((), args)
             try:
-                enter(s[count:width])
+                enter(s[count:width], s[width:end])
                 before = _unref_each(s[:count])
                 result = normalize(body(*item, *before), count, "loop body")
                 moved = {k for k in by_ref if result[k] is not before[k]}
@@ -473,19 +479,25 @@ def loop(stage, test, body, state, names, for_item=False):
                     rebound.update(moved)
                     raise More
                 result = tuple(Ref(v) if k in by_ref else v for k, v in enumerate(result))
-                if _merge_found(found, [p for p in recorded.changed()
-                                        if p.key not in {c.key for c in carried}]):
+                written = tuple(v for acc in accs for v in acc.leave())
+                changed = [p for p in recorded.changed()
+                           if p.key not in {c.key for c in carried} and id(p.holder) not in accumulated]
+                if _accumulate(recorded, changed, accumulated, backend, what, where):
+                    raise More
+                if _merge_found(found, changed):
                     raise More
                 values = tuple(recorded.get(p) for p in carried)
             finally:
                 recorded.restore()
-            return pack(result + values + (True,) * len(flag), width + len(flag))
+            return pack(result + values + written + (True,) * len(flag), end + len(flag))
 
         try:
             out = stage(wrapped_test if test is not None else None, wrapped_body,
-                        inputs + entry + flag,
-                        tuple(names) + tuple(p.name for p in carried) + ("<loop ran>",) * len(flag))
-        except More:
+                        inputs + entry + buffers + flag,
+                        tuple(names) + tuple(p.name for p in carried)
+                        + tuple(n for a in accs for n in (a.name, f"len({a.name})"))
+                        + ("<loop ran>",) * len(flag))
+        except (More, lists.Widen):
             recorded.restore()
             continue
         if out is NotImplemented:
@@ -493,15 +505,32 @@ def loop(stage, test, body, state, names, for_item=False):
         out = _unref_each(out)
         for place, value in zip(carried, out[count:width], strict=True):
             put(place, value, where)
+        for k, acc in enumerate(accs):
+            acc.finish(*out[width + 2 * k:width + 2 * k + 2], trips if exact else None)
         if flagged:
             before = tuple(state) + entry
             bound = [name for name, a, b in zip(tuple(names) + tuple(p.name for p in carried), before,
                                                 out[:width], strict=True)
                      if type(a) is Undefined and type(b) is not Undefined]
             if bound:
-                _check_ran(out[width], bound, where)
+                _check_ran(out[end], bound, where)
         return out[:count]
     raise errors.loop_does_not_settle("a loop", where)
+
+
+def _accumulate(recorded, changed, accumulated, backend, what, where):
+    """Makes each list among the `changed` places that the body appended to
+    an accumulated list; True if there is one."""
+    grown = False
+    for place in changed:
+        if place.kind != "list" or backend is None:
+            continue
+        prefix = recorded.containers[id(place.holder)][3]
+        if lists.appended(prefix, place.holder) is not None:
+            accumulated[id(place.holder)] = lists.Accumulator(
+                backend, place.holder, place.name, prefix, what or "a traced loop", where)
+            grown = True
+    return grown
 
 
 def _check_ran(ran, bound, where):

@@ -61,6 +61,10 @@ class TracerBackend(StagingBackend):
     def describe(self, x):
         return control_flow.describe(x) or StagingBackend.describe(self, x)
 
+    buffer = staticmethod(control_flow.buffer)
+    buffer_write = staticmethod(control_flow.buffer_write)
+    buffer_row = staticmethod(control_flow.buffer_row)
+
     def counted(self, iterable):
         return control_flow.counted(iterable, self.over_range, self.over_arrays)
 

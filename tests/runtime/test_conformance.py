@@ -702,7 +702,7 @@ ERRORS = [
     (set_changed_differently, [S(1.0)], BranchMismatchError, "seen", "if x > 0",
      "Python values other than numbers must be the same in both branches"),
     (list_grown_in_loop, [S(2.0)], LoopStateError, "fns", "while x > 0",
-     "changes structure in an iteration"),
+     "can hold only numbers and"),
     (python_object_first_bound_in_loop, [S(2.0)], UndefinedOutputError, "label", "while x > 0",
      "only a number or an array can be first defined in a traced loop"),
     (return_string_in_branch, [S(1.0)], BranchMismatchError, "return", "if x > 0",
