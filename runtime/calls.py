@@ -25,6 +25,7 @@ import types
 import weakref
 
 from autograph.runtime.backends import Backend, backend_of, backend_of_any
+from autograph.runtime.staging.lists import TracedList
 
 __all__ = ["call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh", "remember",
            "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
@@ -150,6 +151,8 @@ def _override(func):
 
     def dispatch(args, kwargs):
         for arg in args:
+            if type(arg) is TracedList:
+                return arg.call(func, args, kwargs)
             backend = backend_of(arg)
             if backend is None and scan and type(arg) in _SEQUENCES:
                 backend = backend_of_any(arg)
@@ -184,6 +187,8 @@ def _len_of_accumulated(override):
     def len_(first=_ABSENT, *rest, **kwargs):
         if type(first) is list and first and type(first[0]) is Appended:
             return length(first)
+        if type(first) is TracedList:
+            return first.length
         return override(first, *rest, **kwargs)
     return len_
 

@@ -119,6 +119,23 @@ class StagingBackend(Backend):
         """Row `index` (a Python int) of a buffer."""
         return buffer[index]
 
+    def buffer_rows(self, buffer, count):
+        """The rows of a list of `count` (traced) elements: the buffer, for
+        a backend of fixed-size arrays."""
+        return buffer
+
+    def exact_rows(self, rows, length):
+        """`rows` (as `buffer_rows` gives them) as an array of `length`
+        rows, or None where the backend's arrays cannot have a traced length."""
+        return None
+
+    def row_at(self, rows, length, index, name):
+        """Element `index` (an int, traced or not; negative from the end) of
+        the list of `length` elements in `rows`, checked when the program runs."""
+        index = index + (index < 0) * length
+        self.assert_((index >= 0) & (index < length), lambda: f"list index out of range ('{name}')")
+        return rows[index]
+
     # Shared ---------------------------------------------------------------------
 
     def flat(self, values):

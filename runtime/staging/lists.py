@@ -33,7 +33,8 @@ raises, as does an element whose type differs from the others'.
 
 from autograph.runtime.errors import LoopStateError, TracingError
 
-__all__ = ["Accumulator", "Appended", "appended", "is_accumulating", "length", "stack", "truth"]
+__all__ = ["Accumulator", "Appended", "TracedList", "appended", "is_accumulating", "length", "rebind", "stack",
+           "truth", "truth_of"]
 
 
 def _refuse(self, *args, **kwargs):
@@ -80,7 +81,7 @@ def appended(before, now):
 def length(value):
     """`len()` of an accumulating list: the traced number of elements."""
     acc = value[0].acc
-    return acc.count + (len(acc.prefix) + len(value) - 1)
+    return acc.count + (len(value) - 1)
 
 
 def truth(value):
@@ -92,7 +93,10 @@ class Accumulator:
     """A list `holder` that a staged loop accumulates; `prefix` its elements
     before the loop."""
 
-    def __init__(self, backend, holder, name, prefix, what, loc):
+    __slots__ = ("backend", "buffer", "count", "holder", "loc", "marker", "name", "prefix", "rows", "step",
+                 "type", "what", "written")
+
+    def __init__(self, backend, holder, name, prefix, elements, what, loc):
         self.backend, self.holder, self.name, self.prefix = backend, holder, name, list(prefix)
         self.what, self.loc = what, loc
         self.type = None     # of the elements
@@ -101,7 +105,6 @@ class Accumulator:
         self.buffer = self.count = None  # while the body is traced
         self.step = 0        # elements each iteration appends, or None where it depends on the path
         self.written = 0     # elements the body wrote into the buffer, over all its paths
-        elements = list(holder[len(prefix):])
         self.check(elements)
         self.rows = max(1, len(elements))
 
@@ -155,9 +158,14 @@ class Accumulator:
 
     def entry(self, trips):
         """(buffer, count) as they enter the loop: `trips` is the number of
-        iterations the loop can run at most, None if not known."""
-        capacity = None if trips is None else trips * self.rows
-        return self.backend.buffer(self.type, capacity, self.name, self.what, self.loc), 0
+        iterations the loop can run at most, None if not known. The buffer
+        holds the elements before the loop first."""
+        backend, n = self.backend, len(self.prefix)
+        capacity = None if trips is None else n + trips * self.rows
+        buffer = backend.buffer(self.type, capacity, self.name, self.what, self.loc)
+        for j, e in enumerate(self.prefix):
+            buffer = backend.buffer_write(buffer, j, backend.cast(e, self.type))
+        return buffer, n
 
     def enter(self, buffer, count):
         self.buffer, self.count, self.step, self.written = buffer, count, 0, 0
@@ -189,23 +197,141 @@ class Accumulator:
         return self.buffer, self.count
 
     def finish(self, buffer, count, trips):
-        """The list after the loop, which ran `trips` iterations (None if
-        that is not known while tracing)."""
+        """Gives the list its elements after the loop, which ran `trips`
+        iterations (None if that is not known while tracing). Where the
+        number of elements is not known while tracing, returns the
+        `TracedList` that the list's variable must hold instead."""
+        backend, t, n = self.backend, self.type, len(self.prefix)
         if trips is None or self.step is None:
-            raise TracingError(
-                f"the length of '{self.name}', a list appended to in {self.what} ({self.loc}), "
-                f"{'depends on which way an `if` goes' if self.step is None else 'is not known while tracing'}"
-                f": a traced list must have a length known while tracing. Append the same number of elements "
-                "in each iteration of a loop whose number of iterations is known (a `for` over an "
-                f"{self.backend.array}, or over a range of known length), or keep a fixed-size "
-                f"{self.backend.array} and write into it")
-        backend, t = self.backend, self.type
+            why = "depends on which way an `if` goes" if self.step is None else \
+                "depends on how many iterations the loop runs"
+            return TracedList(backend, backend.buffer_rows(buffer, count), count, self.name,
+                              f"a list appended to in {self.what} ({self.loc}), whose length {why}")
         self.holder[:] = self.prefix + [backend.cast(backend.buffer_row(buffer, j), t)
-                                       for j in range(trips * self.step)]
+                                       for j in range(n, n + trips * self.step)]
+        return None
+
+
+class Grown(Exception):
+    """A list that a branch of an `if` inside a staged loop's body appends
+    to, the other not: the loop accumulates it."""
+
+    def __init__(self, holder, elements):
+        super().__init__()
+        self.holder, self.elements = holder, elements
 
 
 class Widen(Exception):
     """An accumulated list needs another type or more rows: trace again."""
+
+
+class TracedList:
+    """What a list appended to in a staged loop is after it where its length
+    is known only when the program runs: `rows` holds its elements (the
+    first `length` of them, where the backend's arrays have a fixed size).
+    `len()`, indexing, iteration and stacking work in converted code;
+    changing it raises."""
+
+    __slots__ = ("backend", "length", "name", "rows", "what")
+
+    def __init__(self, backend, rows, length, name, what):
+        self.backend, self.rows, self.length, self.name, self.what = backend, rows, length, name, what
+
+    def __repr__(self):
+        return f"<'{self.name}': {self.what}>"
+
+    def _error(self, doing):
+        return TracingError(
+            f"'{self.name}' is {self.what}: {doing}; after the loop such a list can only be read, "
+            f"with len({self.name}), {self.name}[i], a `for` loop over it or np.stack({self.name}) "
+            "(autograph.stack), in converted code")
+
+    def stacked(self):
+        """The elements as one array, where the backend's arrays can have a
+        length known only when the program runs."""
+        rows = self.backend.exact_rows(self.rows, self.length)
+        if rows is None:
+            raise TracingError(
+                f"'{self.name}' is {self.what}: it cannot be stacked or iterated over, since "
+                f"{self.backend.array}s traced by {self.backend.name} have a shape known while tracing; "
+                "read its elements by index and its length with len(), or append the same number of "
+                "elements in each iteration of a loop whose number of iterations is known")
+        return rows
+
+    def __getitem__(self, index):
+        if type(index) is slice:
+            raise self._error("it cannot be sliced")
+        return self.backend.row_at(self.rows, self.length, index, self.name)
+
+    def __len__(self):
+        raise self._error("len() outside converted code needs a Python int")
+
+    def __iter__(self):
+        raise self._error("it cannot be iterated over outside converted code")
+
+    def __bool__(self):
+        raise self._error("its truth value is traced")
+
+    def _changing(self, *args, **kwargs):
+        raise self._error("it cannot be changed")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = __setitem__ = __delitem__ = _changing
+    __add__ = __radd__ = __iadd__ = __mul__ = __rmul__ = _changing
+
+    def call(self, func, args, kwargs):
+        """`func(*args, **kwargs)` from converted code, this among `args`."""
+        import numpy as np
+        if func is len:
+            return self.length
+        if func in (np.stack, np.array, np.asarray, np.asanyarray, stack) and args[0] is self and len(args) == 1:
+            rows = self.stacked()
+            axis = kwargs.pop("axis", 0)
+            if kwargs:
+                return func(rows, **kwargs)
+            return rows if axis == 0 else np.moveaxis(rows, 0, axis)
+        raise self._error(f"{getattr(func, '__name__', 'the function')}() cannot take it")
+
+
+def rebind(acc, value, recorded_cells):
+    """Makes the variables (among `recorded_cells`) that hold the list of
+    `acc` hold `value`.
+    Raises where the list is held other than by those variables (an
+    attribute, a container, a variable of code that is not converted):
+    those would still see the list."""
+    import gc
+    import sys
+    import types
+    holder, acc.holder = acc.holder, None
+    cells = []  # (no comprehension: it would hold `holder` in a cell of its own)
+    for entry in recorded_cells:
+        if entry[2] is holder:
+            cells.append(entry[0])
+    seen = 0  # references from the objects that refer to it
+    for r in gc.get_referrers(holder):
+        t = type(r)
+        if not (t is types.CellType and r in cells or t is types.FrameType
+                or (getattr(t, "__module__", "") or "").startswith("autograph.")):  # this package's bookkeeping
+            raise value._error("it is held by an attribute or a container as well as by a variable, "
+                               "and those cannot hold a traced length")
+        for x in gc.get_referents(r):
+            if x is holder:
+                seen += 1
+    # Other references: variables of running functions (and this one's `holder`).
+    if not cells or sys.getrefcount(holder) - 2 > seen:
+        raise value._error("a variable of code that is not converted (or an argument) holds it too, "
+                           "and cannot be made to hold a traced length")
+    for cell in cells:
+        cell.cell_contents = value
+
+
+def truth_of(value):
+    """The truth of a value that converted code tests: traced for a list
+    accumulated or traced in a staged loop."""
+    if type(value) is TracedList:
+        return value.length > 0
+    if type(value) is list and value and type(value[0]) is Appended:
+        return truth(value)
+    return value
 
 
 def stack(values, axis=0):
@@ -213,6 +339,8 @@ def stack(values, axis=0):
     whichever framework the elements are of: for code that should not
     depend on one (a list accumulated in a loop, say)."""
     import numpy as np
+    if type(values) is TracedList:
+        return values.call(stack, (values,), {"axis": axis})
     if not len(values):
         raise ValueError("need at least one array to stack")
     for v in values:

@@ -42,7 +42,7 @@ import types
 
 import numpy as np
 from autograph.runtime.backends import backend_of
-from autograph.runtime.errors import TracingError, user_location
+from autograph.runtime.errors import BranchMismatchError, TracingError, user_location
 from autograph.runtime.staging import errors, lists
 from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
@@ -86,6 +86,13 @@ class Ref:
 
     def __repr__(self):
         return repr(self.obj)
+
+
+class _Entry(tuple):
+    """A recorded cell or container: a tuple that `lists.rebind` knows is
+    not the user's."""
+
+    __slots__ = ()
 
 
 class Place:
@@ -138,7 +145,7 @@ class Recorded:
                     continue
                 seen_cells.add(id(cell))
                 contents = _cell_get(cell)
-                self.cells.append((cell, name, contents))
+                self.cells.append(_Entry((cell, name, contents)))
                 found.append((name, contents))
             for name in _global_names(code):
                 if name in fn.__globals__:
@@ -173,16 +180,16 @@ class Recorded:
             elif type(obj) is np.ndarray:
                 if obj.size > _ARRAY_LIMIT:
                     continue
-                self.containers[id(obj)] = ("array", obj, name, obj.copy())
+                self.containers[id(obj)] = _Entry(("array", obj, name, obj.copy()))
                 self.order.append(id(obj))
                 continue
             elif isinstance(obj, (set, frozenset)):
                 if isinstance(obj, set):  # its elements are hashable: no containers to follow
-                    self.containers[id(obj)] = ("set", obj, name, frozenset(obj))
+                    self.containers[id(obj)] = _Entry(("set", obj, name, frozenset(obj)))
                     self.order.append(id(obj))
                 continue
             elif isinstance(obj, tuple):
-                self.containers[id(obj)] = ("tuple", obj, name, None)
+                self.containers[id(obj)] = _Entry(("tuple", obj, name, None))
                 pending.extend(reversed([(f"{name}[{i}]", v) for i, v in enumerate(obj)
                                          if type(v) not in _LEAVES]))
                 continue
@@ -192,7 +199,7 @@ class Recorded:
                     continue
                 kind, snapshot = "attr", dict(attributes)
                 children = [(f"{name}.{k}", v) for k, v in attributes.items() if type(v) not in _LEAVES]
-            self.containers[id(obj)] = (kind, obj, name, snapshot)
+            self.containers[id(obj)] = _Entry((kind, obj, name, snapshot))
             self.order.append(id(obj))
             pending.extend(reversed(children))
 
@@ -385,36 +392,64 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
     count = len(names)
     found = []
     where = user_location()
+    # Lists a staged loop accumulates (lists.py) that the branches append
+    # to: where they append different numbers of elements, each branch
+    # writes its elements into the list's buffer, which is more outputs.
+    lists_of = _Entry(obj for kind, obj, _, _ in recorded.containers.values() if kind == "list")
+    lengths, flushed = {}, []
     for _attempt in range(8):
-        carried = list(found)
+        carried, accs = list(found), list(flushed)
+        width = count + len(carried)
 
-        def wrap(fn, carried=carried):
+        def wrap(fn, carried=carried, accs=accs, width=width):
             def run(*ops):
+                entry = [(acc.buffer, acc.count) for acc in accs]
                 try:
                     if fn is not None:
                         result = fn(*ops)
                     else:
                         result = pack(tuple(ops), count) if len(ops) == count else None
                     result = tuple(recorded.as_state(v) for v in normalize(result, count, "branch"))
+                    written = ()
+                    for acc in accs:
+                        acc.flush()
+                        written += (acc.buffer, acc.count)
+                    for holder in lists_of:
+                        if id(holder) not in lengths:
+                            grown = lists.appended(recorded.containers[id(holder)][3], holder)
+                            lengths[id(holder)] = (len(holder), grown and _Entry(grown))
+                        if lengths[id(holder)][0] == len(holder):
+                            continue
+                        if lists.is_accumulating(holder) and holder[0].acc not in flushed:
+                            flushed.append(holder[0].acc)
+                            raise More
+                        if not lists.is_accumulating(holder):
+                            _grown_in_one_branch(recorded, holder, lengths[id(holder)], where)
                     if _merge_found(found, recorded.changed()):
                         raise More
                     values = tuple(recorded.get(p) for p in carried)
                 finally:
+                    for acc, (buffer, n) in zip(accs, entry, strict=True):
+                        acc.buffer, acc.count = buffer, n
                     recorded.restore()
-                return pack(result + values, count + len(carried))
+                return pack(result + values + written, width + len(written))
             return run
 
         try:
             out = stage(pred, wrap(true_fn), wrap(false_fn), operands,
-                        tuple(names) + tuple(p.name for p in carried))
+                        tuple(names) + tuple(p.name for p in carried)
+                        + tuple(n for a in accs for n in (a.name, f"len({a.name})")))
         except More:
             recorded.restore()
             continue
-        out = normalize(out, count + len(carried), "branch")
-        for place, value in zip(carried, out[count:], strict=True):
+        out = normalize(out, width + 2 * len(accs), "branch")
+        for place, value in zip(carried, out[count:width], strict=True):
             if place.kind == "array" and place.name in names:
                 continue  # the variable takes the merged value (the array keeps its own)
             put(place, value, where)
+        for k, acc in enumerate(accs):
+            acc.buffer, acc.count = out[width + 2 * k:width + 2 * k + 2]
+            acc.step = None  # the number of elements depends on the way the `if` goes
         return pack(tuple(_unref(v) for v in out[:count]), count)
     raise errors.branches_do_not_settle("an `if`", where)
 
@@ -491,6 +526,7 @@ def loop(stage, test, body, state, names, for_item=False, backend=None, what=Non
                 recorded.restore()
             return pack(result + values + written + (True,) * len(flag), end + len(flag))
 
+        _tracing_loops[0] += 1
         try:
             out = stage(wrapped_test if test is not None else None, wrapped_body,
                         inputs + entry + buffers + flag,
@@ -500,13 +536,25 @@ def loop(stage, test, body, state, names, for_item=False, backend=None, what=Non
         except (More, lists.Widen):
             recorded.restore()
             continue
+        except lists.Grown as grown:  # appended to in one branch of an `if` in the body
+            recorded.restore()
+            if not recorded.is_recorded(grown.holder) or backend is None:
+                raise
+            _accumulate(recorded, [Place("list", grown.holder, None, recorded.containers[id(grown.holder)][2])],
+                        accumulated, backend, what, where, grown.elements)
+            grown.holder = None
+            continue
+        finally:
+            _tracing_loops[0] -= 1
         if out is NotImplemented:
             return out
         out = _unref_each(out)
         for place, value in zip(carried, out[count:width], strict=True):
             put(place, value, where)
         for k, acc in enumerate(accs):
-            acc.finish(*out[width + 2 * k:width + 2 * k + 2], trips if exact else None)
+            traced = acc.finish(*out[width + 2 * k:width + 2 * k + 2], trips if exact else None)
+            if traced is not None:  # a length known only when the program runs
+                lists.rebind(acc, traced, recorded.cells)
         if flagged:
             before = tuple(state) + entry
             bound = [name for name, a, b in zip(tuple(names) + tuple(p.name for p in carried), before,
@@ -518,7 +566,28 @@ def loop(stage, test, body, state, names, for_item=False, backend=None, what=Non
     raise errors.loop_does_not_settle("a loop", where)
 
 
-def _accumulate(recorded, changed, accumulated, backend, what, where):
+_tracing_loops = [0]  # how many staged loops are being traced
+
+
+def _grown_in_one_branch(recorded, holder, first, where):
+    """A list that the branches of a staged `if` give different lengths
+    (`first`: the number of elements in the first one traced, and those it
+    appended): one a staged loop
+    accumulates (lists.Grown), or an error."""
+    _, _, name, before = recorded.containers[id(holder)]
+    first, grown = first
+    if _tracing_loops[0] and len(holder) > first and lists.appended(before, holder) is not None:
+        raise lists.Grown(holder, holder[len(before):])
+    if _tracing_loops[0] and len(holder) < first and grown:
+        raise lists.Grown(holder, list(grown))
+    raise BranchMismatchError(
+        f"'{name}' is a list that the branches of an `if` whose condition is traced ({where}) change "
+        f"to different lengths ({first} and {len(holder)} elements): after the `if` its length would "
+        "depend on the condition. Change it the same way in both branches, or, in a traced loop, "
+        "append to it")
+
+
+def _accumulate(recorded, changed, accumulated, backend, what, where, elements=None):
     """Makes each list among the `changed` places that the body appended to
     an accumulated list; True if there is one."""
     grown = False
@@ -526,9 +595,10 @@ def _accumulate(recorded, changed, accumulated, backend, what, where):
         if place.kind != "list" or backend is None:
             continue
         prefix = recorded.containers[id(place.holder)][3]
-        if lists.appended(prefix, place.holder) is not None:
+        new = elements if elements is not None else lists.appended(prefix, place.holder)
+        if new is not None:
             accumulated[id(place.holder)] = lists.Accumulator(
-                backend, place.holder, place.name, prefix, what or "a traced loop", where)
+                backend, place.holder, place.name, prefix, new, what or "a traced loop", where)
             grown = True
     return grown
 

@@ -18,7 +18,7 @@ from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.graph import Block, Node, format_type
 from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange, SymbolicZip
 
-__all__ = ["buffer", "buffer_row", "buffer_write", "counted", "stage_cond", "stage_loop"]
+__all__ = ["buffer", "buffer_row", "buffer_rows", "buffer_write", "counted", "stage_cond", "stage_loop"]
 
 _NUMBERS = (bool, int, float, complex)
 _PY_BY_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
@@ -226,3 +226,12 @@ def buffer_write(buffer, index, value):
 def buffer_row(buffer, index):
     return context.emit("op", "getitem", operator.getitem, (buffer, index), {},
                         [(buffer.shape[1:], buffer.dtype, False)])[0]
+
+
+def _rows(buffer, count):
+    return buffer[:count]
+
+
+def buffer_rows(buffer, count):
+    """The first `count` rows: a list's elements."""
+    return context.emit("op", "rows", _rows, (buffer, count), {}, [(buffer.shape, buffer.dtype, False)])[0]
