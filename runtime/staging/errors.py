@@ -9,7 +9,7 @@ from autograph.runtime.errors import BranchMismatchError, LoopStateError, Undefi
 
 __all__ = [
     "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
-    "defined_in_loop", "list_unbounded", "loop_does_not_settle", "loop_python_change", "loop_structure",
+    "defined_in_loop", "list_changed", "list_unbounded", "loop_does_not_settle", "loop_python_change", "loop_structure",
     "loop_type_change", "one_branch", "returned_in_loop", "show",
 ]
 
@@ -108,9 +108,17 @@ def cannot_enter(name, type_text, what, loc):
 def list_unbounded(name, array, what, loc):
     return LoopStateError(
         f"'{name}' is a list appended to in {what} ({loc}), whose number of iterations is not "
-        f"known while tracing: the loop would need an {array} of as many rows. Bound the loop with "
-        "`autograph.set_loop_options(maximum_iterations=N)` as the first statement of its body, or "
-        "loop over a range or an array of known length")
+        f"known while tracing: the loop keeps the elements as rows of one {array}, whose number of "
+        "rows must be known. Bound the loop with `autograph.set_loop_options(maximum_iterations=N)` "
+        "as the first statement of its body, or loop over a range or an array of known length")
+
+
+def list_changed(name, what, loc):
+    return LoopStateError(
+        f"'{name}' is a list that an iteration of {what} ({loc}) changes otherwise than by appending "
+        "to it (pop, insert, remove, del or an item set): inside a traced loop a list can only be "
+        "appended to, or have items set without changing its length; build a new list after the "
+        "loop instead")
 
 
 def loop_does_not_settle(what, loc):

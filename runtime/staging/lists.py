@@ -32,6 +32,7 @@ raises, as does an element whose type differs from the others'.
 """
 
 from autograph.runtime.errors import LoopStateError, TracingError
+from autograph.runtime.staging import errors
 
 __all__ = ["Accumulator", "Appended", "TracedList", "appended", "is_accumulating", "length", "rebind", "stack",
            "truth", "truth_of"]
@@ -105,7 +106,7 @@ class Accumulator:
         self.buffer = self.count = None  # while the body is traced
         self.step = 0        # elements each iteration appends, or None where it depends on the path
         self.written = 0     # elements the body wrote into the buffer, over all its paths
-        self.check(elements)
+        self.check(list(prefix) + list(elements))
         self.rows = max(1, len(elements))
 
     # Messages -------------------------------------------------------------
@@ -117,12 +118,7 @@ class Accumulator:
             "after the loop; carry the value you need in a variable of its own")
 
     def changed_error(self, now):
-        return LoopStateError(
-            f"'{self.name}' is a list accumulated in {self.what} ({self.loc}), and an iteration "
-            f"changes it otherwise than by appending (it holds {len(now) - 1} of this iteration's "
-            f"elements after it, the earlier ones {'removed' if not now else 'replaced'}): inside a "
-            "traced loop a list can only be appended to (pop, insert, remove and item assignment "
-            "are for lists the loop does not change)")
+        return errors.list_changed(self.name, self.what, self.loc)
 
     # Element types ----------------------------------------------------------
 
@@ -144,8 +140,8 @@ class Accumulator:
             if merged is None or merged[:2] != self.type[:2] and not (
                     self.type[2] or merged[1] == self.type[1] and len(merged[0]) == len(self.type[0])):
                 raise LoopStateError(
-                    f"'{self.name}' is a list appended to in {self.what} ({self.loc}), and both "
-                    f"{backend.describe_type(self.type)} and {backend.describe(e)} are appended to it; "
+                    f"'{self.name}' is a list appended to in {self.what} ({self.loc}), and it holds "
+                    f"both {backend.describe_type(self.type)} and {backend.describe(e)}; "
                     "the elements of a list appended to in a traced loop must have one dtype and "
                     f"shape, as the rows of one {backend.array} (convert them, for example with "
                     f"{backend.cast_hint})")
@@ -214,11 +210,12 @@ class Accumulator:
 
 class Grown(Exception):
     """A list that a branch of an `if` inside a staged loop's body appends
-    to, the other not: the loop accumulates it."""
+    to, the other not: the loop accumulates it (`elements`: some that are
+    appended, or None), or raises `error`."""
 
-    def __init__(self, holder, elements):
+    def __init__(self, holder, elements, error):
         super().__init__()
-        self.holder, self.elements = holder, elements
+        self.holder, self.elements, self.error = holder, elements, error
 
 
 class Widen(Exception):

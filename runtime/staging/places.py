@@ -522,6 +522,10 @@ def loop(stage, test, body, state, names, for_item=False, backend=None, what=Non
                 if _merge_found(found, changed):
                     raise More
                 values = tuple(recorded.get(p) for p in carried)
+            except lists.Grown as grown:  # the elements the body appended so far, before they go
+                if grown.elements is None and recorded.is_recorded(grown.holder):
+                    grown.elements = lists.appended(recorded.containers[id(grown.holder)][3], grown.holder)
+                raise
             finally:
                 recorded.restore()
             return pack(result + values + written + (True,) * len(flag), end + len(flag))
@@ -537,12 +541,20 @@ def loop(stage, test, body, state, names, for_item=False, backend=None, what=Non
             recorded.restore()
             continue
         except lists.Grown as grown:  # appended to in one branch of an `if` in the body
+            holder, elements, error = grown.holder, grown.elements, grown.error
+            grown.holder = grown.elements = None
+            if not recorded.is_recorded(holder) or backend is None:
+                recorded.restore()
+                if _tracing_loops[0] > 1:
+                    raise  # an enclosing loop's list
+                raise error from None
+            name = recorded.containers[id(holder)][2]
             recorded.restore()
-            if not recorded.is_recorded(grown.holder) or backend is None:
-                raise
-            _accumulate(recorded, [Place("list", grown.holder, None, recorded.containers[id(grown.holder)][2])],
-                        accumulated, backend, what, where, grown.elements)
-            grown.holder = None
+            if elements is None:
+                raise error from None
+            _accumulate(recorded, [Place("list", holder, None, name)], accumulated, backend, what, where,
+                        elements)
+            del holder, elements
             continue
         finally:
             _tracing_loops[0] -= 1
@@ -576,15 +588,16 @@ def _grown_in_one_branch(recorded, holder, first, where):
     accumulates (lists.Grown), or an error."""
     _, _, name, before = recorded.containers[id(holder)]
     first, grown = first
-    if _tracing_loops[0] and len(holder) > first and lists.appended(before, holder) is not None:
-        raise lists.Grown(holder, holder[len(before):])
-    if _tracing_loops[0] and len(holder) < first and grown:
-        raise lists.Grown(holder, list(grown))
-    raise BranchMismatchError(
+    error = BranchMismatchError(
         f"'{name}' is a list that the branches of an `if` whose condition is traced ({where}) change "
         f"to different lengths ({first} and {len(holder)} elements): after the `if` its length would "
         "depend on the condition. Change it the same way in both branches, or, in a traced loop, "
         "append to it")
+    if not _tracing_loops[0]:
+        raise error
+    if len(holder) > first and lists.appended(before, holder) is not None:
+        raise lists.Grown(holder, holder[len(before):], error)
+    raise lists.Grown(holder, list(grown) if len(holder) < first and grown else None, error)
 
 
 def _accumulate(recorded, changed, accumulated, backend, what, where, elements=None):
@@ -596,6 +609,8 @@ def _accumulate(recorded, changed, accumulated, backend, what, where, elements=N
             continue
         prefix = recorded.containers[id(place.holder)][3]
         new = elements if elements is not None else lists.appended(prefix, place.holder)
+        if new is None and len(prefix) != len(place.holder):
+            raise errors.list_changed(place.name, what or "a traced loop", where)
         if new is not None:
             accumulated[id(place.holder)] = lists.Accumulator(
                 backend, place.holder, place.name, prefix, new, what or "a traced loop", where)
