@@ -289,6 +289,11 @@ class TracedList:
         raise self._error(f"{getattr(func, '__name__', 'the function')}() cannot take it")
 
 
+_HELD = ("it is also held elsewhere (by an attribute, a container, an argument or a variable of code "
+         "that is not converted), which cannot be made to hold it: keep it in a local variable of the "
+         "converted function")
+
+
 def rebind(acc, value, recorded_cells):
     """Makes the variables (among `recorded_cells`) that hold the list of
     `acc` hold `value`.
@@ -308,15 +313,13 @@ def rebind(acc, value, recorded_cells):
         t = type(r)
         if not (t is types.CellType and r in cells or t is types.FrameType
                 or (getattr(t, "__module__", "") or "").startswith("autograph.")):  # this package's bookkeeping
-            raise value._error("it is held by an attribute or a container as well as by a variable, "
-                               "and those cannot hold a traced length")
+            raise value._error(_HELD)
         for x in gc.get_referents(r):
             if x is holder:
                 seen += 1
     # Other references: variables of running functions (and this one's `holder`).
     if not cells or sys.getrefcount(holder) - 2 > seen:
-        raise value._error("a variable of code that is not converted (or an argument) holds it too, "
-                           "and cannot be made to hold a traced length")
+        raise value._error(_HELD)
     for cell in cells:
         cell.cell_contents = value
 
