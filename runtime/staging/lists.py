@@ -261,9 +261,11 @@ class TracedList:
         return self.backend.row_at(self.rows, self.length, index, self.name)
 
     def __len__(self):
+        self.stacked()  # what a backend of fixed-size arrays says (jnp.stack asks len() first)
         raise self._error("len() outside converted code needs a Python int")
 
     def __iter__(self):
+        self.stacked()  # what a backend of fixed-size arrays says
         raise self._error("it cannot be iterated over outside converted code")
 
     def __bool__(self):

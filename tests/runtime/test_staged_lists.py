@@ -75,6 +75,54 @@ def test_keep_in_while_jax_and_torch_name_the_list_and_the_fix():
         assert "set_loop_options(maximum_iterations=N)" in message
 
 
+def keep_bounded_while(x):
+    keep = []
+    while x > 0:
+        autograph.set_loop_options(maximum_iterations=10)
+        keep.append(x * 2)
+        x = x - 1
+    return len(keep), keep[-1], keep[0]
+
+
+def test_keep_in_bounded_while_has_the_eager_length_in_every_backend():
+    to_jax = jitted(keep_bounded_while)
+    to_torch = exported(keep_bounded_while, torch.tensor(3.0, dtype=torch.float64))
+    for x in (3.0, 1.0, 5.5):
+        expected = keep_bounded_while(np.float64(x))
+        assert autograph.function(keep_bounded_while)(np.float64(x)) == expected
+        assert tuple(float(v) for v in to_jax(jnp.float64(x))) == expected
+        assert tuple(float(v) for v in to_torch(torch.tensor(x, dtype=torch.float64))) == expected
+
+
+def test_bounded_while_list_cannot_be_stacked_in_jax():
+    def f(x):
+        keep = []
+        while x > 0:
+            autograph.set_loop_options(maximum_iterations=10)
+            keep.append(x)
+            x = x - 1
+        return jnp.stack(keep)
+    with pytest.raises(TracingError) as info:
+        jitted(f)(jnp.float64(3.0))
+    message = str(info.value)
+    assert message.startswith("'keep' is a list appended to in a `while` loop"), message
+    assert "whose length depends on how many iterations the loop runs: it cannot be stacked" in message
+
+
+def test_jax_grad_through_appends_in_a_bounded_while():
+    def f(x):
+        ys = [x]
+        s = x
+        while s < 10.0:
+            autograph.set_loop_options(maximum_iterations=8)
+            s = s * 1.5 + 1.0
+            ys.append(s * x)
+        return ys[-1] + ys[1] + len(ys)
+    converted = jax.jit(jax.grad(autograph.to_graph(f)))
+    for x in (0.5, 2.0, 5.0):
+        np.testing.assert_allclose(converted(jnp.float64(x)), jax.grad(f)(jnp.float64(x)), rtol=1e-12)
+
+
 def stacked_after_while(x):
     ys = [x * 0]
     while x > 0:
