@@ -82,7 +82,11 @@ def appended(before, now):
 def length(value):
     """`len()` of an accumulating list: the traced number of elements."""
     acc = value[0].acc
-    return acc.count + (len(value) - 1)
+    n = acc.count + (len(value) - 1)
+    while acc.outer is not None:  # the loops it is nested in append to the list too
+        acc = acc.outer
+        n = acc.count + n
+    return n
 
 
 def truth(value):
@@ -94,8 +98,8 @@ class Accumulator:
     """A list `holder` that a staged loop accumulates; `prefix` its elements
     before the loop."""
 
-    __slots__ = ("backend", "buffer", "count", "holder", "loc", "marker", "name", "prefix", "rows", "step",
-                 "type", "what", "written")
+    __slots__ = ("backend", "buffer", "count", "holder", "loc", "marker", "name", "outer", "prefix", "rows",
+                 "step", "type", "what", "written")
 
     def __init__(self, backend, holder, name, prefix, elements, what, loc):
         self.backend, self.holder, self.name, self.prefix = backend, holder, name, list(prefix)
@@ -106,7 +110,9 @@ class Accumulator:
         self.buffer = self.count = None  # while the body is traced
         self.step = 0        # elements each iteration appends, or None where it depends on the path
         self.written = 0     # elements the body wrote into the buffer, over all its paths
-        self.check(list(prefix) + list(elements))
+        # A list that an enclosing staged loop accumulates too starts with its marker.
+        self.outer = prefix[0].acc if prefix and type(prefix[0]) is Appended else None
+        self.check(self.values() + list(elements))
         self.rows = max(1, len(elements))
 
     # Messages -------------------------------------------------------------
@@ -119,6 +125,11 @@ class Accumulator:
 
     def changed_error(self, now):
         return errors.list_changed(self.name, self.what, self.loc)
+
+    def values(self):
+        """The elements before the loop that it knows (not an enclosing
+        loop's marker)."""
+        return list(self.prefix[1:] if self.outer is not None else self.prefix)
 
     # Element types ----------------------------------------------------------
 
@@ -156,10 +167,11 @@ class Accumulator:
         """(buffer, count) as they enter the loop: `trips` is the number of
         iterations the loop can run at most, None if not known. The buffer
         holds the elements before the loop first."""
-        backend, n = self.backend, len(self.prefix)
+        backend, values = self.backend, self.values()
+        n = len(values)
         capacity = None if trips is None else n + trips * self.rows
         buffer = backend.buffer(self.type, capacity, self.name, self.what, self.loc)
-        for j, e in enumerate(self.prefix):
+        for j, e in enumerate(values):
             buffer = backend.buffer_write(buffer, j, backend.cast(e, self.type))
         return buffer, n
 
@@ -197,10 +209,16 @@ class Accumulator:
         iterations (None if that is not known while tracing). Where the
         number of elements is not known while tracing, returns the
         `TracedList` that the list's variable must hold instead."""
-        backend, t, n = self.backend, self.type, len(self.prefix)
+        backend, t, n = self.backend, self.type, len(self.values())
         if trips is None or self.step is None:
             why = "depends on which way an `if` goes" if self.step is None else \
                 "depends on how many iterations the loop runs"
+            if self.outer is not None:
+                raise TracingError(
+                    f"'{self.name}' is a list appended to in {self.what} ({self.loc}), inside a loop "
+                    f"that appends to it too, and the number of elements the inner loop appends {why}: "
+                    "only a loop of a known number of iterations, appending as many elements in each, "
+                    "can append to a list an enclosing traced loop appends to")
             return TracedList(backend, backend.buffer_rows(buffer, count), count, self.name,
                               f"a list appended to in {self.what} ({self.loc}), whose length {why}")
         self.holder[:] = self.prefix + [backend.cast(backend.buffer_row(buffer, j), t)

@@ -175,6 +175,8 @@ class Recorded:
                 kind, snapshot = "item", dict(obj)
                 children = [(f"{name}[{k!r}]", v) for k, v in obj.items() if type(v) not in _LEAVES]
             elif isinstance(obj, list):
+                if type(obj) is not list and type(obj).__module__.startswith(_LIBRARIES):
+                    continue  # a call site's memory (calls.Site), say: not the user's
                 kind, snapshot = "list", list(obj)
                 children = [(f"{name}[{i}]", v) for i, v in enumerate(obj) if type(v) not in _LEAVES]
             elif type(obj) is np.ndarray:

@@ -564,6 +564,31 @@ def stacked_by_autograph(xp):
     return f
 
 
+def nested_loops_append(xp):
+    def f(x):
+        ys = []
+        n = 0
+        for v in x:
+            ys.append(v)
+            for w in xp.stack([v, v * 2]):
+                ys.append(w + 1)
+                n = n + len(ys)
+        return xp.stack(ys), n
+    return f
+
+
+def append_in_a_helper(xp):
+    def f(x):
+        ys = []
+
+        def add(v):
+            ys.append(v * 3)
+        for v in x:
+            add(v)
+        return xp.stack(ys)
+    return f
+
+
 S, V = np.float64, np.array
 SCALARS = [(S(2.0),), (S(0.5),), (S(-1.0),)]
 VECTORS = [(V([1.0, 2.0, 3.0]),), (V([1.0, -2.0, 3.0]),), (V([-1.0, 2.0, -3.0]),)]
@@ -610,6 +635,8 @@ PROGRAMS = [
     (list_length_read_in_loop, VECTORS),
     (python_numbers_appended, [(np.zeros((2, 0)),)]),
     (stacked_by_autograph, VECTORS),
+    (nested_loops_append, VECTORS),
+    (append_in_a_helper, VECTORS),
 ]
 
 #: Programs whose unconverted form cannot run eagerly on JAX arrays (they
