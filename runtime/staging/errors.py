@@ -66,9 +66,12 @@ def branches_do_not_settle(what, loc):
 # Loops ------------------------------------------------------------------------
 
 def loop_structure(name, before, after, what, loc):
+    hint = ""
+    if type(before) is list and type(after) is list and len(after) > len(before):
+        hint = f"; to grow a list in a traced loop, append to it (`{name}.append(...)`) instead of making a new one"
     return LoopStateError(
         f"'{name}' changes structure in an iteration of {what} ({loc}): "
-        f"{show(before)} before it, {show(after)} after it")
+        f"{show(before)} before it, {show(after)} after it{hint}")
 
 
 def returned_in_loop(name, text, array, what, loc):

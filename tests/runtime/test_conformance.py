@@ -804,6 +804,16 @@ def list_elements_of_two_dtypes(xp):
     return f
 
 
+def list_rebuilt_in_loop(xp):
+    def f(x):
+        ys = []
+        while x > 0:
+            ys = ys + [x]
+            x = x - 1
+        return x, len(ys)
+    return f
+
+
 def list_appended_in_one_branch(xp):
     def f(x):
         ys = [x]
@@ -846,6 +856,8 @@ ERRORS = [
      "the elements of a list appended to in a traced loop must have one dtype and shape"),
     (list_appended_in_one_branch, [S(2.0)], BranchMismatchError, "ys", "if x > 0",
      "change to different lengths"),
+    (list_rebuilt_in_loop, [S(2.0)], LoopStateError, "ys", "while x > 0",
+     "to grow a list in a traced loop, append to it (`ys.append(...)`)"),
 ]
 
 
