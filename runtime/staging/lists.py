@@ -99,7 +99,7 @@ class Accumulator:
     before the loop."""
 
     __slots__ = ("backend", "buffer", "count", "holder", "loc", "marker", "name", "outer", "prefix", "rows",
-                 "step", "type", "what", "written")
+                 "seen", "step", "type", "what", "written")
 
     def __init__(self, backend, holder, name, prefix, elements, what, loc):
         self.backend, self.holder, self.name, self.prefix = backend, holder, name, list(prefix)
@@ -112,6 +112,7 @@ class Accumulator:
         self.written = 0     # elements the body wrote into the buffer, over all its paths
         # A list that an enclosing staged loop accumulates too starts with its marker.
         self.outer = prefix[0].acc if prefix and type(prefix[0]) is Appended else None
+        self.seen = None     # the type of the elements of the current trace of the body
         self.check(self.values() + list(elements))
         self.rows = max(1, len(elements))
 
@@ -134,8 +135,11 @@ class Accumulator:
     # Element types ----------------------------------------------------------
 
     def check(self, elements):
-        """Checks the types of `elements`; widens the elements' type and
-        returns True where the loop must be traced again."""
+        """Checks the types of `elements`, appended in one trace of the
+        body: all elements of a trace have one dtype and shape (numbers of
+        one kind and arrays of their dtype agree). Widens the buffer's type
+        and returns True where the loop must be traced again (a loop
+        variable the elements come from widened)."""
         backend = self.backend
         for e in elements:
             if not backend.is_value(e):
@@ -144,22 +148,28 @@ class Accumulator:
                     f"{backend.describe(e)} is appended to it; a list appended to in a traced loop "
                     f"can hold only numbers and {backend.array}s, of one dtype and shape")
             t = backend.typeof(e)
-            if self.type is None:
-                self.type = t
+            if self.seen is None:
+                self.seen = t
                 continue
-            merged = backend.merge(self.type, t)
-            if merged is None or merged[:2] != self.type[:2] and not (
-                    self.type[2] or merged[1] == self.type[1] and len(merged[0]) == len(self.type[0])):
+            merged = backend.merge(self.seen, t)
+            if merged is None or merged[1] != self.seen[1] or merged[1] != t[1] \
+                    or len(merged[0]) != len(self.seen[0]):
                 raise LoopStateError(
                     f"'{self.name}' is a list appended to in {self.what} ({self.loc}), and it holds "
-                    f"both {backend.describe_type(self.type)} and {backend.describe(e)}; "
+                    f"both {backend.describe_type(self.seen)} and {backend.describe(e)}; "
                     "the elements of a list appended to in a traced loop must have one dtype and "
                     f"shape, as the rows of one {backend.array} (convert them, for example with "
                     f"{backend.cast_hint})")
-            if merged[:2] != self.type[:2]:
-                self.type = merged
-                return True
-        return False
+            self.seen = merged
+        if self.seen is None or self.type == self.seen:
+            return False
+        merged = self.seen if self.type is None else backend.merge(self.type, self.seen)
+        if merged is None:
+            merged = self.seen
+        if merged == self.type:
+            return False
+        self.type = merged
+        return True
 
     # In the traced loop ---------------------------------------------------------
 
@@ -177,6 +187,7 @@ class Accumulator:
 
     def enter(self, buffer, count):
         self.buffer, self.count, self.step, self.written = buffer, count, 0, 0
+        self.seen = self.type if self.values() else None  # the elements before the loop are in the buffer
         self.holder[:] = [self.marker]
 
     def flush(self):
@@ -280,11 +291,11 @@ class TracedList:
 
     def __len__(self):
         self.stacked()  # what a backend of fixed-size arrays says (jnp.stack asks len() first)
-        raise self._error("len() outside converted code needs a Python int")
+        raise self._error("len() from code that is not converted (a library function, say) needs a Python int")
 
     def __iter__(self):
         self.stacked()  # what a backend of fixed-size arrays says
-        raise self._error("it cannot be iterated over outside converted code")
+        raise self._error("it cannot be iterated over by code that is not converted")
 
     def __bool__(self):
         raise self._error("its truth value is traced")

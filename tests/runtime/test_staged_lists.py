@@ -281,6 +281,42 @@ def test_reading_a_list_at_a_traced_index_is_an_error():
     assert f"{__file__}:{line_of(read_at_traced_index, 'ys[i - 1]')})" in str(info.value)
 
 
+def weak_and_bool(x):
+    ys = []
+    while x > 0:
+        autograph.set_loop_options(maximum_iterations=4)
+        ys.append(x)
+        ys.append(x > 1)
+        x = x - 1
+    return len(ys)
+
+
+def dtype_by_branch(x):
+    ys = []
+    for v in x:
+        if v > 0:
+            ys.append(v)
+        else:
+            ys.append(v > -1)
+    return len(ys)
+
+
+@pytest.mark.parametrize("f, arg, error, words, construct", [
+    # a weakly typed float and bool: JAX's types would merge them
+    (weak_and_bool, 2.0, LoopStateError, "is a list appended to in a `while` loop", "while x > 0"),
+    (dtype_by_branch, [1.0, -2.0], BranchMismatchError, "is float64[] in the true branch but bool[]", "if v > 0"),
+], ids=["weak_and_bool", "dtype_by_branch"])
+@pytest.mark.parametrize("run", ["numpy", "jax"])
+def test_elements_of_two_dtypes_are_an_error(f, arg, error, words, construct, run):
+    call = autograph.function(f) if run == "numpy" else jitted(f)
+    with pytest.raises(error) as info:
+        call(np.asarray(arg) if run == "numpy" else jnp.asarray(arg))
+    message = str(info.value)
+    assert message.startswith(f"'ys' {words}"), message
+    assert "bool[]" in message
+    assert where(f, construct) in message
+
+
 class Holder:
     pass
 
