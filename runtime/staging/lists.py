@@ -332,27 +332,37 @@ def rebind(acc, value, recorded_cells):
     attribute, a container, a variable of code that is not converted):
     those would still see the list."""
     import gc
-    import sys
-    import types
     holder, acc.holder = acc.holder, None
     cells = []  # (no comprehension: it would hold `holder` in a cell of its own)
     for entry in recorded_cells:
         if entry[2] is holder:
             cells.append(entry[0])
+    if not cells or _held_elsewhere(holder, cells):
+        gc.collect()  # what is left of earlier traces (frames of their exceptions) goes
+        if not cells or _held_elsewhere(holder, cells):
+            raise value._error(_HELD)
+    for cell in cells:
+        cell.cell_contents = value
+
+
+def _held_elsewhere(holder, cells):
+    """Whether list `holder` is held other than by `cells` and this package's
+    bookkeeping (an attribute, a container, a variable of a running function)."""
+    import gc
+    import sys
+    import types
     seen = 0  # references from the objects that refer to it
     for r in gc.get_referrers(holder):
         t = type(r)
-        if not (t is types.CellType and r in cells or t is types.FrameType
-                or (getattr(t, "__module__", "") or "").startswith("autograph.")):  # this package's bookkeeping
-            raise value._error(_HELD)
+        if not (t is types.CellType and any(r is c for c in cells) or t is types.FrameType
+                or (getattr(t, "__module__", "") or "").startswith("autograph.")):
+            return True
         for x in gc.get_referents(r):
             if x is holder:
                 seen += 1
-    # Other references: variables of running functions (and this one's `holder`).
-    if not cells or sys.getrefcount(holder) - 2 > seen:
-        raise value._error(_HELD)
-    for cell in cells:
-        cell.cell_contents = value
+    # Other references: variables of running functions (and this one's `holder`
+    # and the caller's).
+    return sys.getrefcount(holder) - 3 > seen
 
 
 def truth_of(value):
