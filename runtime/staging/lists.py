@@ -82,6 +82,8 @@ def appended(before, now):
 def length(value):
     """`len()` of an accumulating list: the traced number of elements."""
     acc = value[0].acc
+    if type(acc) is _Moved:
+        raise acc.read_error()
     n = acc.count + (len(value) - 1)
     while acc.outer is not None:  # the loops it is nested in append to the list too
         acc = acc.outer
@@ -328,9 +330,10 @@ _HELD = ("it is also held elsewhere (by an attribute, a container, an argument o
 def rebind(acc, value, recorded_cells):
     """Makes the variables (among `recorded_cells`) that hold the list of
     `acc` hold `value`.
-    Raises where the list is held other than by those variables (an
-    attribute, a container, a variable of code that is not converted):
-    those would still see the list."""
+    Raises where the list is held by an object other than those variables
+    (an attribute, a container): that would still see the list. A variable
+    of a running function that is not converted cannot be seen: the list
+    then holds a marker that raises when read."""
     import gc
     holder, acc.holder = acc.holder, None
     cells = []  # (no comprehension: it would hold `holder` in a cell of its own)
@@ -343,26 +346,34 @@ def rebind(acc, value, recorded_cells):
             raise value._error(_HELD)
     for cell in cells:
         cell.cell_contents = value
+    holder[:] = [Appended(_Moved(value))]  # for a reference the check cannot see
 
 
 def _held_elsewhere(holder, cells):
-    """Whether list `holder` is held other than by `cells` and this package's
-    bookkeeping (an attribute, a container, a variable of a running function)."""
+    """Whether list `holder` is held by an object other than `cells` and this
+    package's bookkeeping (an attribute, a container, another closure)."""
     import gc
-    import sys
     import types
-    seen = 0  # references from the objects that refer to it
     for r in gc.get_referrers(holder):
         t = type(r)
         if not (t is types.CellType and any(r is c for c in cells) or t is types.FrameType
                 or (getattr(t, "__module__", "") or "").startswith("autograph.")):
             return True
-        for x in gc.get_referents(r):
-            if x is holder:
-                seen += 1
-    # Other references: variables of running functions (and this one's `holder`
-    # and the caller's).
-    return sys.getrefcount(holder) - 3 > seen
+    return False
+
+
+class _Moved:
+    """What the list itself then holds, for a variable that still holds it
+    (of a caller that is not converted, say): reading it raises."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def read_error(self):
+        return self.value._error("this is the list as it was before the loop, which a variable of code "
+                                 "that is not converted (or an argument) still holds")
 
 
 def truth_of(value):
