@@ -27,11 +27,13 @@ from autograph.api import convert, do_not_convert, set_loop_options, to_code, to
 from autograph.conversion import clear_cache  # noqa: E402
 from autograph.errors import ConversionError  # noqa: E402
 from autograph.logs import set_verbosity  # noqa: E402
+from autograph.runtime.staging.lists import stack  # noqa: E402
 from autograph.traced_function import Graph, Spec, function, py_function, run_functions_eagerly  # noqa: E402
 
 __all__ = [
     "to_graph", "to_code", "convert", "do_not_convert", "set_loop_options", "set_verbosity",
     "clear_cache", "ConversionError", "function", "Spec", "Graph", "py_function", "run_functions_eagerly",
+    "stack",
 ]
 
 __version__ = "0.1.0"

@@ -25,6 +25,7 @@ import types
 import weakref
 
 from autograph.runtime.backends import Backend, backend_of, backend_of_any
+from autograph.runtime.staging.lists import TracedList
 
 __all__ = ["call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh", "remember",
            "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
@@ -150,6 +151,8 @@ def _override(func):
 
     def dispatch(args, kwargs):
         for arg in args:
+            if type(arg) is TracedList:
+                return arg.call(func, args, kwargs)
             backend = backend_of(arg)
             if backend is None and scan and type(arg) in _SEQUENCES:
                 backend = backend_of_any(arg)
@@ -168,10 +171,26 @@ def _override(func):
         args = [a for a in (first, second) if a is not _ABSENT]
         return dispatch(args + list(rest), kwargs)
 
+    if func is builtins.len:
+        override = _len_of_accumulated(override)
     override.__name__ = name
     override.__qualname__ = name
     override.__doc__ = f"`{name}` for Python values; a backend's version for its values."
     return override
+
+
+def _len_of_accumulated(override):
+    """`len()` that gives the traced length of a list accumulated in a staged
+    loop, inside the loop (staging/lists.py)."""
+    from autograph.runtime.staging.lists import Appended, length
+
+    def len_(first=_ABSENT, *rest, **kwargs):
+        if type(first) is list and first and type(first[0]) is Appended:
+            return length(first)
+        if type(first) is TracedList:
+            return first.length
+        return override(first, *rest, **kwargs)
+    return len_
 
 
 OVERRIDDEN_BUILTINS = (

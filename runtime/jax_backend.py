@@ -626,6 +626,12 @@ class JaxBackend(staging.StagingBackend):
     def unflatten(self, treedef, leaves):
         return jax.tree_util.tree_unflatten(treedef, leaves)
 
+    def zeros(self, shape, dtype):
+        return jnp.zeros(shape, dtype)
+
+    def buffer_write(self, buffer, index, value):
+        return buffer.at[index].set(value)
+
     def logical_not(self, value):
         return jnp.logical_not(value)
 

@@ -17,6 +17,8 @@ import operator
 
 from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any
 from autograph.runtime.errors import user_location
+from autograph.runtime.staging.lists import Appended, TracedList
+from autograph.runtime.staging.lists import truth_of as list_truth
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
@@ -41,10 +43,14 @@ def is_python(value):
     statement for it. Generated code checks this before its inlined Python
     path (see converters/fast_paths.py). A known type costs no nested call
     (which would count towards the recursion limit)."""
+    t = type(value)
     try:
-        return _by_type[type(value)] is None
+        python = _by_type[t] is None
     except KeyError:
-        return backend_of(value) is None
+        python = backend_of(value) is None
+    if t is list:  # one accumulated in a staged loop (staging/lists.py) has a traced length
+        return not (value and type(value[0]) is Appended)
+    return python and t is not TracedList
 
 
 def _unpack(result, count):
@@ -72,6 +78,8 @@ def if_stmt(cond, if_body, else_body, state, names):
             return if_body(*state)
         return else_body(*state)   # or None when else_body is None
     """
+    if type(cond) is TracedList or type(cond) is list and cond and type(cond[0]) is Appended:
+        cond = list_truth(cond)
     backend = backend_of(cond)
     if backend is None:
         if cond:
@@ -147,6 +155,8 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     may say to stage the loop from it on.
     """
     count, done = len(names), 0
+    if type(iterable) is TracedList:  # a list of a traced length (staging/lists.py)
+        iterable = iterable.stacked()
     backend = backend_of(iterable)
     if backend is None and type(iterable) is range and opts and opts.get("unroll") is False and iterable:
         backend = backend_of_any(state)
@@ -207,6 +217,8 @@ def _cell_values(fn):
 
 def if_exp(cond, if_true, if_false):
     """Functional conditional expression `if_true() if cond else if_false()`."""
+    if type(cond) is TracedList or type(cond) is list and cond and type(cond[0]) is Appended:
+        cond = list_truth(cond)
     backend = backend_of(cond)
     if backend is None:
         return if_true() if cond else if_false()
@@ -217,6 +229,8 @@ def and_(left, *rest):
     """`left and rest[0]() and rest[1]() ...`, short-circuit like Python."""
     value = left
     for i, right in enumerate(rest):
+        if type(value) is TracedList or type(value) is list and value and type(value[0]) is Appended:
+            value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
             return backend.and_(value, lambda right=right, later=rest[i + 1:]: and_(right(), *later))
@@ -230,6 +244,8 @@ def or_(left, *rest):
     """`left or rest[0]() or rest[1]() ...`, short-circuit like Python."""
     value = left
     for i, right in enumerate(rest):
+        if type(value) is TracedList or type(value) is list and value and type(value[0]) is Appended:
+            value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
             return backend.or_(value, lambda right=right, later=rest[i + 1:]: or_(right(), *later))
@@ -260,6 +276,8 @@ def compare(left, ops, right, *later):
 
 def not_(value):
     """`not value`."""
+    if type(value) is TracedList or type(value) is list and value and type(value[0]) is Appended:
+        value = list_truth(value)
     backend = backend_of(value)
     if backend is None:
         return not value

@@ -439,6 +439,13 @@ class TorchBackend(staging.StagingBackend):
             return leaves[0]
         return super().unflatten(treedef, leaves)
 
+    def zeros(self, shape, dtype):
+        return torch.zeros(shape, dtype=dtype)
+
+    def buffer_write(self, buffer, index, value):
+        index = torch.as_tensor(index, dtype=torch.int64).reshape(1)
+        return torch.index_copy(buffer, 0, index, value.unsqueeze(0))
+
     def logical_not(self, value):
         return torch.logical_not(value)
 

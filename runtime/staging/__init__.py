@@ -7,6 +7,9 @@ tracer's own operators shares (the numpy tracer, JAX, PyTorch).
   loops.py     the state of a staged loop and the check of each iteration;
                a `for` loop as a counted loop
   errors.py    every branch and loop error, with its text
+  lists.py     lists appended to in staged loops: the rows of a buffer the
+               loop carries, a list again after it
+  places.py    what staged blocks change in place, made explicit state
   values.py    conventions of bodies and state shared with `operators.py`
 """
 

@@ -100,6 +100,46 @@ class StagingBackend(Backend):
         iterate over it."""
         return NotImplemented
 
+    def buffer(self, t, capacity, name, what, loc):
+        """The buffer of a list accumulated in a loop (staging/lists.py):
+        zeros of type `t` with a leading dimension of `capacity` rows, or, for
+        a backend whose buffers grow, of none. `capacity` is None where the
+        number of iterations is not known while tracing: then a backend of
+        fixed-size arrays raises `errors.list_unbounded`."""
+        if capacity is None:
+            raise errors.list_unbounded(name, self.array, what, loc)
+        return self.zeros((capacity,) + tuple(t[0]), t[1])
+
+    def zeros(self, shape, dtype):
+        """(backend) An array of zeros."""
+        raise NotImplementedError
+
+    def buffer_write(self, buffer, index, value):
+        """(backend) `buffer` with row `index` (a traced or Python int) set
+        to `value`."""
+        raise NotImplementedError
+
+    def buffer_row(self, buffer, index):
+        """Row `index` (a Python int) of a buffer."""
+        return buffer[index]
+
+    def buffer_rows(self, buffer, count):
+        """The rows of a list of `count` (traced) elements: the buffer, for
+        a backend of fixed-size arrays."""
+        return buffer
+
+    def exact_rows(self, rows, length):
+        """`rows` (as `buffer_rows` gives them) as an array of `length`
+        rows, or None where the backend's arrays cannot have a traced length."""
+        return None
+
+    def row_at(self, rows, length, index, name):
+        """Element `index` (an int, traced or not; negative from the end) of
+        the list of `length` elements in `rows`, checked when the program runs."""
+        index = index + (index < 0) * length
+        self.assert_((index >= 0) & (index < length), lambda: f"list index out of range ('{name}')")
+        return rows[index]
+
     # Shared ---------------------------------------------------------------------
 
     def flat(self, values):
@@ -175,7 +215,8 @@ class StagingBackend(Backend):
                                     state, names, what, loc), opts)
         if not self.tracks_places():
             return stage(test, body, state, names)
-        return places.loop(stage, test, body, state, names)
+        return places.loop(stage, test, body, state, names, backend=self, what=what,
+                           trips=None if limit is None else limit - done)
 
     def for_loop(self, iterable, extra_test, body, state, names, opts):
         counted = self.counted(iterable)
@@ -192,7 +233,9 @@ class StagingBackend(Backend):
             return self._stage(counted.loop(self, extra_test, body, state, names, loc), opts)[1:]
         if not self.tracks_places():
             return stage(extra_test, body, state, names)
-        return places.loop(stage, extra_test, body, state, names, for_item=True)
+        trips = counted.trip_count if type(counted.trip_count) is int else None
+        return places.loop(stage, extra_test, body, state, names, for_item=True, backend=self,
+                           what=counted.what, trips=trips, exact=extra_test is None and counted.limit is None)
 
     def _stage(self, loop, opts):
         if opts.get("shape_invariants"):

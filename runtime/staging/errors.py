@@ -9,8 +9,8 @@ from autograph.runtime.errors import BranchMismatchError, LoopStateError, Undefi
 
 __all__ = [
     "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
-    "defined_in_loop", "loop_does_not_settle", "loop_python_change", "loop_structure",
-    "loop_type_change", "one_branch", "returned_in_loop", "shape_invariants", "show",
+    "defined_in_loop", "list_changed", "list_unbounded", "loop_does_not_settle", "loop_python_change",
+    "loop_structure", "loop_type_change", "one_branch", "returned_in_loop", "shape_invariants", "show",
 ]
 
 
@@ -66,9 +66,12 @@ def branches_do_not_settle(what, loc):
 # Loops ------------------------------------------------------------------------
 
 def loop_structure(name, before, after, what, loc):
+    hint = ""
+    if type(before) is list and type(after) is list and len(after) > len(before):
+        hint = f"; to grow a list in a traced loop, append to it (`{name}.append(...)`) instead of making a new one"
     return LoopStateError(
         f"'{name}' changes structure in an iteration of {what} ({loc}): "
-        f"{show(before)} before it, {show(after)} after it")
+        f"{show(before)} before it, {show(after)} after it{hint}")
 
 
 def returned_in_loop(name, text, array, what, loc):
@@ -106,6 +109,22 @@ def loop_type_change(name, before_text, after_text, cast, what, loc, invariant=N
 
 def cannot_enter(name, type_text, what, loc):
     return LoopStateError(f"'{name}' cannot enter {what} ({loc}) as {type_text}")
+
+
+def list_unbounded(name, array, what, loc):
+    return LoopStateError(
+        f"'{name}' is a list appended to in {what} ({loc}), whose number of iterations is not "
+        f"known while tracing: the loop keeps the elements as rows of one {array}, whose number of "
+        "rows must be known. Bound the loop with `autograph.set_loop_options(maximum_iterations=N)` "
+        "as the first statement of its body, or loop over a range or an array of known length")
+
+
+def list_changed(name, what, loc):
+    return LoopStateError(
+        f"'{name}' is a list that an iteration of {what} ({loc}) changes otherwise than by appending "
+        "to it (pop, insert, remove, del or an item set): inside a traced loop a list can only be "
+        "appended to, or have items set without changing its length; build a new list after the "
+        "loop instead")
 
 
 def shape_invariants(what, loc, why):

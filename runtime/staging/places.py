@@ -43,8 +43,8 @@ import types
 
 import numpy as np
 from autograph.runtime.backends import backend_of
-from autograph.runtime.errors import TracingError, raised_at, user_location
-from autograph.runtime.staging import errors
+from autograph.runtime.errors import BranchMismatchError, TracingError, raised_at, user_location
+from autograph.runtime.staging import errors, lists
 from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
 
@@ -87,6 +87,13 @@ class Ref:
 
     def __repr__(self):
         return repr(self.obj)
+
+
+class _Entry(tuple):
+    """A recorded cell or container: a tuple that `lists.rebind` knows is
+    not the user's."""
+
+    __slots__ = ()
 
 
 class Place:
@@ -194,7 +201,7 @@ class Recorded:
                     continue
                 seen_cells.add(id(cell))
                 contents = _cell_get(cell)
-                self.cells.append((cell, name, contents))
+                self.cells.append(_Entry((cell, name, contents)))
                 found.append((name, contents))
             names = _global_names(code)
             for name in names:
@@ -227,6 +234,8 @@ class Recorded:
                 kind, snapshot = "item", dict(obj)
                 children = [(f"{name}[{k!r}]", v) for k, v in obj.items() if type(v) not in _LEAVES]
             elif isinstance(obj, list):
+                if type(obj) is not list and type(obj).__module__.startswith(_LIBRARIES):
+                    continue  # a call site's memory (calls.Site), say: not the user's
                 kind, snapshot = "list", list(obj)
                 children = [(f"{name}[{i}]", v) for i, v in enumerate(obj) if type(v) not in _LEAVES]
             elif type(obj) is np.ndarray:
@@ -234,16 +243,16 @@ class Recorded:
                     if obj.flags.writeable and all(a is not obj for a, _ in self.large):
                         self.large.append((obj, name))
                     continue
-                self.containers[id(obj)] = ("array", obj, name, obj.copy())
+                self.containers[id(obj)] = _Entry(("array", obj, name, obj.copy()))
                 self.order.append(id(obj))
                 continue
             elif isinstance(obj, (set, frozenset)):
                 if isinstance(obj, set):  # its elements are hashable: no containers to follow
-                    self.containers[id(obj)] = ("set", obj, name, frozenset(obj))
+                    self.containers[id(obj)] = _Entry(("set", obj, name, frozenset(obj)))
                     self.order.append(id(obj))
                 continue
             elif isinstance(obj, tuple):
-                self.containers[id(obj)] = ("tuple", obj, name, None)
+                self.containers[id(obj)] = _Entry(("tuple", obj, name, None))
                 pending.extend(reversed([(f"{name}[{i}]", v) for i, v in enumerate(obj)
                                          if type(v) not in _LEAVES]))
                 continue
@@ -253,7 +262,7 @@ class Recorded:
                     continue
                 kind, snapshot = "attr", dict(attributes)
                 children = [(f"{name}.{k}", v) for k, v in attributes.items() if type(v) not in _LEAVES]
-            self.containers[id(obj)] = (kind, obj, name, snapshot)
+            self.containers[id(obj)] = _Entry((kind, obj, name, snapshot))
             self.order.append(id(obj))
             pending.extend(reversed(children))
 
@@ -517,11 +526,18 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
     count = len(names)
     found = []
     where = user_location()
+    # Lists a staged loop accumulates (lists.py) that the branches append
+    # to: where they append different numbers of elements, each branch
+    # writes its elements into the list's buffer, which is more outputs.
+    lists_of = _Entry(obj for kind, obj, _, _ in recorded.containers.values() if kind == "list")
+    lengths, flushed = {}, []
     for _attempt in range(8):
-        carried = list(found)
+        carried, accs = list(found), list(flushed)
+        width = count + len(carried)
 
-        def wrap(fn, carried=carried):
+        def wrap(fn, carried=carried, accs=accs, width=width):
             def run(*ops):
+                entry = [(acc.buffer, acc.count) for acc in accs]
                 try:
                     if fn is not None:
                         with recorded.frozen():
@@ -529,30 +545,51 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
                     else:
                         result = pack(tuple(ops), count) if len(ops) == count else None
                     result = tuple(recorded.as_state(v) for v in normalize(result, count, "branch"))
+                    written = ()
+                    for acc in accs:
+                        acc.flush()
+                        written += (acc.buffer, acc.count)
+                    for holder in lists_of:
+                        if id(holder) not in lengths:
+                            grown = lists.appended(recorded.containers[id(holder)][3], holder)
+                            lengths[id(holder)] = (len(holder), grown and _Entry(grown))
+                        if lengths[id(holder)][0] == len(holder):
+                            continue
+                        if lists.is_accumulating(holder) and holder[0].acc not in flushed:
+                            flushed.append(holder[0].acc)
+                            raise More
+                        if not lists.is_accumulating(holder):
+                            _grown_in_one_branch(recorded, holder, lengths[id(holder)], where)
                     if _merge_found(found, recorded.changed()):
                         raise More
                     values = tuple(recorded.get(p) for p in carried)
                 finally:
+                    for acc, (buffer, n) in zip(accs, entry, strict=True):
+                        acc.buffer, acc.count = buffer, n
                     recorded.restore()
-                return pack(result + values, count + len(carried))
+                return pack(result + values + written, width + len(written))
             return run
 
         try:
             out = stage(pred, wrap(true_fn), wrap(false_fn), operands,
-                        tuple(names) + tuple(p.name for p in carried))
+                        tuple(names) + tuple(p.name for p in carried)
+                        + tuple(n for a in accs for n in (a.name, f"len({a.name})")))
         except More:
             recorded.restore()
             continue
-        out = normalize(out, count + len(carried), "branch")
-        for place, value in zip(carried, out[count:], strict=True):
+        out = normalize(out, width + 2 * len(accs), "branch")
+        for place, value in zip(carried, out[count:width], strict=True):
             if place.kind == "array" and place.name in names:
                 continue  # the variable takes the merged value (the array keeps its own)
             put(place, value, where)
+        for k, acc in enumerate(accs):
+            acc.buffer, acc.count = out[width + 2 * k:width + 2 * k + 2]
+            acc.step = None  # the number of elements depends on the way the `if` goes
         return pack(tuple(_unref(v) for v in out[:count]), count)
     raise errors.branches_do_not_settle("an `if`", where)
 
 
-def loop(stage, test, body, state, names, for_item=False):
+def loop(stage, test, body, state, names, for_item=False, backend=None, what=None, trips=None, exact=False):
     """`stage(test, body, state, names)` (a backend's staged loop; `body`
     takes the item first when `for_item`) with the places the body changes
     as more loop variables. Returns the final state tuple, or what `stage`
@@ -574,8 +611,10 @@ def loop(stage, test, body, state, names, for_item=False):
     # the variable) travels as itself, its items as places: so an item first
     # set in the loop is one more variable first bound in it.
     rebound = set()
+    accumulated = {}  # id of a list the body appends to -> its lists.Accumulator
     for _attempt in range(8):
         carried = list(found)
+        accs = list(accumulated.values())
         entry = tuple(recorded.get(p) for p in carried)
         by_ref = {k for k, v in enumerate(state)
                   if type(v) in (dict, list) and recorded.is_recorded(v) and k not in rebound}
@@ -583,14 +622,18 @@ def loop(stage, test, body, state, names, for_item=False):
         flagged = unbound or any(type(v) is Undefined for v in entry)
         flag = (False,) if flagged else ()
         width = count + len(carried)
+        buffers = tuple(v for a in accs for v in a.entry(trips))
+        end = width + len(buffers)
 
-        def enter(values, carried=carried):
+        def enter(values, buffers, carried=carried, accs=accs):
             for place, value in zip(carried, values, strict=True):
                 put(place, value, where)
+            for k, acc in enumerate(accs):
+                acc.enter(*buffers[2 * k:2 * k + 2])
 
-        def wrapped_test(*s, width=width):
+        def wrapped_test(*s, width=width, end=end):
             try:
-                enter(s[count:width])
+                enter(s[count:width], s[width:end])
                 with recorded.frozen():
                     return test(*_unref_each(s[:count]))
             finally:
@@ -598,10 +641,11 @@ def loop(stage, test, body, state, names, for_item=False):
 
         body_places = []   # (the places' values as the body got them, as it left them)
 
-        def wrapped_body(*args, carried=carried, width=width, flag=flag, by_ref=by_ref, body_places=body_places):
+        def wrapped_body(*args, carried=carried, width=width, end=end, flag=flag, by_ref=by_ref, accs=accs,
+                         body_places=body_places):
             item, s = (args[:1], args[1:]) if for_item else ((), args)
             try:
-                enter(s[count:width])
+                enter(s[count:width], s[width:end])
                 before = _unref_each(s[:count])
                 with recorded.frozen():
                     result = body(*item, *before)
@@ -611,22 +655,51 @@ def loop(stage, test, body, state, names, for_item=False):
                     rebound.update(moved)
                     raise More
                 result = tuple(Ref(v) if k in by_ref else v for k, v in enumerate(result))
-                if _merge_found(found, [p for p in recorded.changed()
-                                        if p.key not in {c.key for c in carried}]):
+                written = tuple(v for acc in accs for v in acc.leave())
+                changed = [p for p in recorded.changed()
+                           if p.key not in {c.key for c in carried} and id(p.holder) not in accumulated]
+                if _accumulate(recorded, changed, accumulated, backend, what, where):
+                    raise More
+                if _merge_found(found, changed):
                     raise More
                 values = tuple(recorded.get(p) for p in carried)
                 body_places[:] = [s[count:width], values]
+            except lists.Grown as grown:  # the elements the body appended so far, before they go
+                if grown.elements is None and recorded.is_recorded(grown.holder):
+                    grown.elements = lists.appended(recorded.containers[id(grown.holder)][3], grown.holder)
+                raise
             finally:
                 recorded.restore()
-            return pack(result + values + (True,) * len(flag), width + len(flag))
+            return pack(result + values + written + (True,) * len(flag), end + len(flag))
 
+        _tracing_loops[0] += 1
         try:
             out = stage(wrapped_test if test is not None else None, wrapped_body,
-                        inputs + entry + flag,
-                        tuple(names) + tuple(p.name for p in carried) + ("<loop ran>",) * len(flag))
-        except More:
+                        inputs + entry + buffers + flag,
+                        tuple(names) + tuple(p.name for p in carried)
+                        + tuple(n for a in accs for n in (a.name, f"len({a.name})"))
+                        + ("<loop ran>",) * len(flag))
+        except (More, lists.Widen):
             recorded.restore()
             continue
+        except lists.Grown as grown:  # appended to in one branch of an `if` in the body
+            holder, elements, error = grown.holder, grown.elements, grown.error
+            grown.holder = grown.elements = None
+            if not recorded.is_recorded(holder) or backend is None:
+                recorded.restore()
+                if _tracing_loops[0] > 1:
+                    raise  # an enclosing loop's list
+                raise error from None
+            name = recorded.containers[id(holder)][2]
+            recorded.restore()
+            if elements is None:
+                raise error from None
+            _accumulate(recorded, [Place("list", holder, None, name)], accumulated, backend, what, where,
+                        elements)
+            del holder, elements
+            continue
+        finally:
+            _tracing_loops[0] -= 1
         if out is NotImplemented:
             return out
         out = _unref_each(out)
@@ -637,13 +710,17 @@ def loop(stage, test, body, state, names, for_item=False):
             if i < len(outs):
                 value = _unchanged_kept(entry[i], ins[i], outs[i], value)
             put(place, value, where)
+        for k, acc in enumerate(accs):
+            traced = acc.finish(*out[width + 2 * k:width + 2 * k + 2], trips if exact else None)
+            if traced is not None:  # a length known only when the program runs
+                lists.rebind(acc, traced, recorded.cells)
         if flagged:
             before = tuple(state) + entry
             bound = [name for name, a, b in zip(tuple(names) + tuple(p.name for p in carried), before,
                                                 out[:width], strict=True)
                      if type(a) is Undefined and type(b) is not Undefined]
             if bound:
-                _check_ran(out[width], bound, where)
+                _check_ran(out[end], bound, where)
         return out[:count]
     raise errors.loop_does_not_settle("a loop", where)
 
@@ -657,6 +734,46 @@ def _unchanged_kept(entry, given, left, out):
             and len(left) == len(given) == len(entry) == len(out):
         return [_unchanged_kept(e, g, v, o) for e, g, v, o in zip(entry, given, left, out, strict=True)]
     return out
+
+
+_tracing_loops = [0]  # how many staged loops are being traced
+
+
+def _grown_in_one_branch(recorded, holder, first, where):
+    """A list that the branches of a staged `if` give different lengths
+    (`first`: the number of elements in the first one traced, and those it
+    appended): one a staged loop
+    accumulates (lists.Grown), or an error."""
+    _, _, name, before = recorded.containers[id(holder)]
+    first, grown = first
+    error = BranchMismatchError(
+        f"'{name}' is a list that the branches of an `if` whose condition is traced ({where}) change "
+        f"to different lengths ({first} and {len(holder)} elements): after the `if` its length would "
+        "depend on the condition. Change it the same way in both branches, or, in a traced loop, "
+        "append to it")
+    if not _tracing_loops[0]:
+        raise error
+    if len(holder) > first and lists.appended(before, holder) is not None:
+        raise lists.Grown(holder, holder[len(before):], error)
+    raise lists.Grown(holder, list(grown) if len(holder) < first and grown else None, error)
+
+
+def _accumulate(recorded, changed, accumulated, backend, what, where, elements=None):
+    """Makes each list among the `changed` places that the body appended to
+    an accumulated list; True if there is one."""
+    grown = False
+    for place in changed:
+        if place.kind != "list" or backend is None:
+            continue
+        prefix = recorded.containers[id(place.holder)][3]
+        new = elements if elements is not None else lists.appended(prefix, place.holder)
+        if new is None and len(prefix) != len(place.holder):
+            raise errors.list_changed(place.name, what or "a traced loop", where)
+        if new is not None:
+            accumulated[id(place.holder)] = lists.Accumulator(
+                backend, place.holder, place.name, prefix, new, what or "a traced loop", where)
+            grown = True
+    return grown
 
 
 def _check_ran(ran, bound, where):

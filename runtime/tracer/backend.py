@@ -57,6 +57,17 @@ class TracerBackend(StagingBackend):
     def describe(self, x):
         return control_flow.describe(x) or StagingBackend.describe(self, x)
 
+    buffer = staticmethod(control_flow.buffer)
+    buffer_write = staticmethod(control_flow.buffer_write)
+    buffer_row = staticmethod(control_flow.buffer_row)
+    buffer_rows = staticmethod(control_flow.buffer_rows)
+
+    def exact_rows(self, rows, length):
+        return rows
+
+    def row_at(self, rows, length, index, name):
+        return control_flow.buffer_row(rows, index)
+
     def counted(self, iterable):
         return control_flow.counted(iterable, self.over_range, self.over_arrays)
 
@@ -84,7 +95,8 @@ class TracerBackend(StagingBackend):
         return _BUILTINS.get(func)
 
     def intercepts(self):
-        return (np.asarray, np.array, np.asanyarray, np.ascontiguousarray) + tuple(_SIZED)
+        # np.stack: of a list appended to in a loop, whose length is traced (staging/lists.py)
+        return (np.asarray, np.array, np.asanyarray, np.ascontiguousarray, np.stack) + tuple(_SIZED)
 
 
 def _len(obj):

@@ -9,6 +9,8 @@ loop state becomes a weak value (a Python scalar at run time) so numpy's
 promotion of it stays as in eager code.
 """
 
+import operator
+
 import numpy as np
 from autograph.runtime.staging import Counted
 from autograph.runtime.tracer import context, numpy_api
@@ -16,7 +18,7 @@ from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.graph import Block, Node, format_type
 from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange, SymbolicZip
 
-__all__ = ["counted", "stage_cond", "stage_loop"]
+__all__ = ["buffer", "buffer_row", "buffer_rows", "buffer_write", "counted", "stage_cond", "stage_loop"]
 
 _NUMBERS = (bool, int, float, complex)
 _PY_BY_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
@@ -193,3 +195,46 @@ def counted(iterable, over_range, over_arrays):
     stop = lengths[0] if len(lengths) == 1 else context.emit_call("min", min, tuple(lengths))
     return Counted.over_arrays(kind, arrays, first, stop, over_arrays(kind),
                                stop if type(stop) is int else None)
+
+
+# Lists accumulated in loops (staging/lists.py) --------------------------------
+
+def _empty(shape, dtype):
+    return np.empty((0,) + shape, dtype)
+
+
+def _write(buffer, index, value):
+    """`buffer` with row `index` set, grown (to twice its rows) where it has
+    no such row. The loop's buffer is its own: written in place."""
+    if index == len(buffer):
+        grown = np.empty((max(4, 2 * index),) + buffer.shape[1:], buffer.dtype)
+        grown[:index] = buffer
+        buffer = grown
+    buffer[index] = value
+    return buffer
+
+
+def buffer(t, capacity, name, what, loc):
+    """A buffer that grows: of no rows, its leading dimension unknown."""
+    shape, dtype, _ = t
+    return context.emit("op", "empty", _empty, (tuple(shape), dtype), {},
+                        [((None,) + tuple(shape), dtype, False)], effect=True)[0]
+
+
+def buffer_write(buffer, index, value):
+    return context.emit("op", "write", _write, (buffer, index, value), {},
+                        [(buffer.shape, buffer.dtype, False)], effect=True)[0]
+
+
+def buffer_row(buffer, index):
+    return context.emit("op", "getitem", operator.getitem, (buffer, index), {},
+                        [(buffer.shape[1:], buffer.dtype, False)])[0]
+
+
+def _rows(buffer, count):
+    return buffer[:count]
+
+
+def buffer_rows(buffer, count):
+    """The first `count` rows: a list's elements."""
+    return context.emit("op", "rows", _rows, (buffer, count), {}, [(buffer.shape, buffer.dtype, False)])[0]

@@ -139,7 +139,15 @@ class SymbolicArray:
         self._no_concrete("the truth value")
 
     def __index__(self):
-        self._no_concrete("the integer value")
+        note = unconverted_note(2)
+        if note is not None:
+            self._no_concrete("the integer value")
+        raise SymbolicBoolError(
+            f"the integer value of a symbolic array ({self!r}) is not known while tracing "
+            f"({user_location(2)}), and Python needs it: a symbolic value cannot index a Python list "
+            "or tuple, nor be a count for Python (`range()`, `*` of a list). Index an array instead "
+            "(np.stack the list first; inside a staged loop, keep the value you need in a variable "
+            "of its own)")
 
     def __int__(self):
         self._no_concrete("int()")

@@ -514,6 +514,101 @@ def defined_in_loop_only(xp):
     return f
 
 
+# Lists appended to in staged loops (issue 11): the loop carries their
+# elements as rows of one array, the list gets them back after it.
+
+def prefix_sums(xp):
+    def f(x):
+        out = []
+        s = 0.0
+        for v in x:
+            s = s + v
+            out.append(s)
+        return xp.stack(out)
+    return f
+
+
+def append_in_both_branches(xp):
+    def f(x):
+        out = []
+        for v in x:
+            if v > 1:
+                out.append(v * 2)
+            else:
+                out.append(-v)
+        return xp.stack(out)
+    return f
+
+
+def list_read_after_loop(xp):
+    def f(x):
+        ys = [x[0] * 0]
+        for v in x:
+            ys.append(v * v)
+            ys.append(v + 1)
+        t = x[0] * 0
+        for y in ys:
+            t = t + y
+        return len(ys), ys[-1], ys[1], ys[0], t
+    return f
+
+
+def list_length_read_in_loop(xp):
+    def f(x):
+        ys = []
+        n = 0
+        for v in x:
+            ys.append(v)
+            n = n + len(ys)
+            if ys:
+                n = n + 1
+        return n, len(ys)
+    return f
+
+
+def python_numbers_appended(xp):
+    def f(x):
+        ys = []
+        for _row in x:
+            ys.append(0)
+        return len(ys), xp.asarray(ys)
+    return f
+
+
+def stacked_by_autograph(xp):
+    def f(x):
+        ys = []
+        for v in x:
+            ys.append(v * 3)
+        return autograph.stack(ys)
+    return f
+
+
+def nested_loops_append(xp):
+    def f(x):
+        ys = []
+        n = 0
+        for v in x:
+            ys.append(v)
+            for w in xp.stack([v, v * 2]):
+                ys.append(w + 1)
+                n = n + len(ys)
+        return xp.stack(ys), n
+    return f
+
+
+def append_in_a_helper(xp):
+    def f(x):
+        ys = []
+
+        def add(v):
+            ys.append(v * 3)
+        for v in x:
+            add(v)
+        return xp.stack(ys)
+    return f
+
+
 S, V = np.float64, np.array
 SCALARS = [(S(2.0),), (S(0.5),), (S(-1.0),)]
 VECTORS = [(V([1.0, 2.0, 3.0]),), (V([1.0, -2.0, 3.0]),), (V([-1.0, 2.0, -3.0]),)]
@@ -555,6 +650,14 @@ PROGRAMS = [
     (chained_comparisons, PAIRS),
     (dicts_in_another_order, SCALARS),
     (defined_in_loop_only, [(S(2.0),), (S(3.5),)]),
+    (prefix_sums, VECTORS),
+    (append_in_both_branches, VECTORS),
+    (list_read_after_loop, VECTORS),
+    (list_length_read_in_loop, VECTORS),
+    (python_numbers_appended, [(np.zeros((2, 0)),)]),
+    (stacked_by_autograph, VECTORS),
+    (nested_loops_append, VECTORS),
+    (append_in_a_helper, VECTORS),
 ]
 
 #: Programs whose unconverted form cannot run eagerly on JAX arrays (they
@@ -701,6 +804,46 @@ def return_string_in_branch(xp):
     return f
 
 
+def list_popped_in_loop(xp):
+    def f(x):
+        ys = [x, x, x]
+        while x > 0:
+            ys.pop()
+            x = x - 1
+        return x, len(ys)
+    return f
+
+
+def list_elements_of_two_dtypes(xp):
+    def f(x):
+        ys = []
+        while x > 0:
+            ys.append(x)
+            ys.append(x > 1)
+            x = x - 1
+        return x
+    return f
+
+
+def list_rebuilt_in_loop(xp):
+    def f(x):
+        ys = []
+        while x > 0:
+            ys = ys + [x]
+            x = x - 1
+        return x, len(ys)
+    return f
+
+
+def list_appended_in_one_branch(xp):
+    def f(x):
+        ys = [x]
+        if x > 0:
+            ys.append(x)
+        return ys
+    return f
+
+
 ERRORS = [
     (branch_dtype_mismatch, [S(1.0)], BranchMismatchError, "y", "if x > 0",
      "in the true branch but"),
@@ -723,11 +866,19 @@ ERRORS = [
     (set_changed_differently, [S(1.0)], BranchMismatchError, "seen", "if x > 0",
      "Python values other than numbers must be the same in both branches"),
     (list_grown_in_loop, [S(2.0)], LoopStateError, "fns", "while x > 0",
-     "changes structure in an iteration"),
+     "can hold only numbers and"),
     (python_object_first_bound_in_loop, [S(2.0)], UndefinedOutputError, "label", "while x > 0",
      "only a number or an array can be first defined in a traced loop"),
     (return_string_in_branch, [S(1.0)], BranchMismatchError, "return", "if x > 0",
      "Python values other than numbers must be the same in both branches"),
+    (list_popped_in_loop, [S(2.0)], LoopStateError, "ys", "while x > 0",
+     "changes otherwise than by appending to it"),
+    (list_elements_of_two_dtypes, [S(2.0)], LoopStateError, "ys", "while x > 0",
+     "the elements of a list appended to in a traced loop must have one dtype and shape"),
+    (list_appended_in_one_branch, [S(2.0)], BranchMismatchError, "ys", "if x > 0",
+     "change to different lengths"),
+    (list_rebuilt_in_loop, [S(2.0)], LoopStateError, "ys", "while x > 0",
+     "to grow a list in a traced loop, append to it (`ys.append(...)`)"),
 ]
 
 
