@@ -341,6 +341,85 @@ def test_inductor():
     assert check(relu_or_square, (t(1.0, 2.0),), (t(-1.0, -2.0),), backend="inductor") == (1, 0)
 
 
+# grad modes: bodies never return their inputs or views of them ------------------
+
+class Refine(torch.nn.Module):
+    """The model of docs/pytorch.md: `and` in a loop test, read parameters."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layer = torch.nn.Linear(4, 4)
+
+    def plain_forward(self, x):
+        steps = 0
+        while steps < 100 and (torch.tanh(self.layer(x)) - x).abs().max() > 1e-4:
+            x = 0.5 * (x + torch.tanh(self.layer(x)))
+            steps += 1
+        if x.sum() < 0:
+            x = -x
+        return x, steps
+
+    forward = autograph.to_graph(plain_forward)
+
+
+@pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode, torch.enable_grad])
+def test_inductor_in_every_grad_mode(mode):
+    # The `and` gives back its left operand, which the body reads from
+    # outside: torch.cond refuses that output in every grad mode (inductor
+    # with autograd off), so it is copied.
+    model = Refine()
+    with mode():
+        function = compiled(model, backend="inductor")
+        for x in (torch.ones(4), -torch.ones(4)):
+            assert_same(model.plain_forward(x), function(x))
+
+
+def picks_a_row(x):
+    return x[0] if x.sum() > 0 else x[1]
+
+
+def passes_through(x, y):
+    if x.sum() > 0:
+        z = x
+    else:
+        z = y * 2
+    return z
+
+
+@pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode, torch.enable_grad])
+@pytest.mark.parametrize("f, argsets", [
+    (picks_a_row, [(t([1.0, 2.0], [3.0, 4.0]),), (t([-1.0, -2.0], [3.0, -9.0]),)]),  # views of an input
+    (passes_through, [(t(1.0, 2.0), t(3.0, 4.0)), (t(-1.0, -2.0), t(3.0, 4.0))]),  # an operand as it is
+])
+def test_outputs_that_alias_are_copied_in_every_grad_mode(f, argsets, mode):
+    with mode():
+        assert check(f, *argsets) == (1, 0)
+
+
+def copies_in_bodies(f, *args):
+    """How many `clone` calls the bodies of the captured graph make."""
+    count = [0]
+
+    def backend(gm, inputs):
+        for module in gm.modules():
+            if isinstance(module, torch.fx.GraphModule) and module is not gm:
+                count[0] += sum(n.target in (torch.clone, "clone", torch.ops.aten.clone.default)
+                                for n in module.graph.nodes)
+        return gm
+
+    torch._dynamo.reset()
+    torch.compile(autograph.to_graph(f), fullgraph=True, backend=backend)(*args)
+    return count[0]
+
+
+def test_bodies_copy_only_what_aliases():
+    x = t(1.0, 2.0)
+    assert copies_in_bodies(relu_or_square, x) == 0  # both branches make their output
+    assert copies_in_bodies(newton_sqrt, t(2.0, dtype=torch.float64)) == 0
+    assert copies_in_bodies(passes_through, x, x) == 1  # the true branch gives `x` back
+
+
 # errors ------------------------------------------------------------------------
 
 def test_fullgraph_error_names_the_variable_and_line():
