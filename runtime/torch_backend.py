@@ -97,9 +97,8 @@ def prime(backend):
     """Tells dispatch at once that `backend` claims torch's other value
     types too: dynamo guards on the dispatch cache, and a type it first
     meets while it traces would change the cache after the trace."""
-    from autograph.runtime.backends import _by_type
-    for cls in (torch.Tensor, torch.nn.Parameter, *_SYMBOLIC):
-        _by_type.setdefault(cls, backend)
+    from autograph.runtime.backends import claim
+    claim(backend, (torch.Tensor, torch.nn.Parameter, *_SYMBOLIC))
 
 
 class TorchRange:
@@ -406,6 +405,11 @@ class TorchBackend(staging.StagingBackend):
                 prime(self)
             return True
         return False
+
+    def prepare(self):
+        if "torch" in sys.modules:
+            _load()
+            prime(self)
 
     def concrete(self, value):
         return _concrete(value)

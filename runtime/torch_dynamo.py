@@ -69,11 +69,6 @@ def _ready():
         for code in _runtime_code():
             skip_code(code)
         _skipped = True
-    from autograph.runtime.backends import _backends
-    for backend in _backends:
-        if isinstance(backend, tb.TorchBackend):
-            tb.prime(backend)
-            break
     return True
 
 

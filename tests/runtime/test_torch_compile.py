@@ -420,6 +420,63 @@ def test_bodies_copy_only_what_aliases():
     assert copies_in_bodies(passes_through, x, x) == 1  # the true branch gives `x` back
 
 
+# the first conversion and dispatch happen while dynamo traces ------------------------
+
+_FIRST_UNDER_DYNAMO = """
+import autograph
+from autograph.runtime import Backend, register_backend, unregister_backend
+
+unregister_backend(register_backend(Backend()))  # the registry changes, as docs/backends.md does
+
+import torch
+import torch._dynamo
+
+
+class Refine(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layer = torch.nn.Linear(4, 4)
+
+    def plain_forward(self, x):
+        steps = 0
+        while steps < 100 and (torch.tanh(self.layer(x)) - x).abs().max() > 1e-4:
+            x = 0.5 * (x + torch.tanh(self.layer(x)))
+            steps += 1
+        if x.sum() < 0:
+            x = -x
+        return x, steps
+
+    forward = autograph.to_graph(plain_forward)
+
+
+model = Refine()
+explanation = torch._dynamo.explain(model)(torch.ones(4))
+compiled = torch.compile(model, fullgraph=True, backend="eager")
+same = []
+for x in (torch.ones(4), -torch.ones(4)):
+    (got, got_steps), (expected, expected_steps) = compiled(x), model.plain_forward(x)
+    same.append(torch.allclose(got, expected) and int(got_steps) == expected_steps)
+print(explanation.graph_count, explanation.graph_break_count, all(same))
+"""
+
+
+def test_torch_imported_after_the_registry_changed(tmp_path):
+    # torch is imported after autograph, and nothing runs eagerly: the first
+    # dispatch on a tensor, and the conversions of what the model calls
+    # (Linear.forward), happen while dynamo traces.
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "first_under_dynamo.py"
+    script.write_text(_FIRST_UNDER_DYNAMO)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "PYTHONPATH": root}
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["1", "0", "True"]
+
+
 # errors ------------------------------------------------------------------------
 
 def test_fullgraph_error_names_the_variable_and_line():
