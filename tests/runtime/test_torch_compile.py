@@ -132,6 +132,22 @@ def test_conditional_expression_and_boolean_operators():
     assert operators(expressions, t(3.0)) == {"cond"}
 
 
+def chained_and_nested(x):
+    # A chained comparison is an `and`; `not`, and/or inside a condition
+    # and inside a conditional expression.
+    inside = 0 < x < 10
+    if not (x < -5 or x > 5) and x != 0:
+        y = x * 3
+    else:
+        y = x if x > 0 and x < 100 else -x
+    return inside, y
+
+
+def test_chained_comparisons_and_nested_boolean_operators():
+    assert check(chained_and_nested, *[(t(v),) for v in (-7.0, -1.0, 0.0, 3.0, 11.0, 200.0)]) == (1, 0)
+    assert operators(chained_and_nested, t(3.0)) == {"cond"}
+
+
 def python_condition(x, flag):
     if flag:  # a Python value: Python runs the `if`, dynamo specializes on it
         x = x + 1
@@ -203,12 +219,31 @@ def break_on_tensor(x):
     return total
 
 
+def and_in_loop_test(x):
+    i = 0
+    while i < 10 and x * i < 20:
+        i += 1
+    return i
+
+
+def range_with_if_and_break(n, x):
+    total = x * 0
+    for k in range(n):
+        if k % 2 == 1:
+            total = total + k
+        if total.sum() > 30:
+            break
+    return total
+
+
 @pytest.mark.parametrize("f, argsets", [
     (newton_sqrt, [(t(2.0, dtype=torch.float64),), (t(81.0, dtype=torch.float64),)]),
     (return_inside_while, [(t(3.0),), (t(0.5),)]),
     (widening_counter, [(t(2.0),), (t(-1.0),)]),
     (triangular, [(t(7),), (t(0),), (t(1),)]),
     (break_on_tensor, [(t(1.0, 2.0),), (t(0.1, 0.1),)]),
+    (and_in_loop_test, [(t(1.0),), (t(5.0),), (t(-1.0),)]),  # either side of the `and` ends the loop
+    (range_with_if_and_break, [(t(0), t(1.0)), (t(5), t(1.0)), (t(40), t(1.0))]),  # no break, a break
 ])
 def test_loops(f, argsets):
     assert check(f, *argsets) == (1, 0)
@@ -300,6 +335,64 @@ def test_converted_function_as_a_decorator_inside_a_compiled_model():
     function(torch.ones(3)).sum().backward()
     expected = torch.autograd.grad(model.plain(torch.ones(3)).sum(), model.w)[0]
     assert torch.equal(model.w.grad, expected)
+
+
+class Decay(torch.nn.Module):
+    """A converted forward that reads a parameter in a `for` over a traced
+    range and in a `while`."""
+
+    def __init__(self):
+        super().__init__()
+        self.rate = torch.nn.Parameter(torch.tensor(0.5))
+        self.forward = autograph.to_graph(self.plain_forward)
+
+    def plain_forward(self, x, n):
+        for _ in range(n):
+            x = x * self.rate
+        while x.abs().sum() > 1:
+            x = x * self.rate
+        return x
+
+
+def test_module_reading_a_parameter_in_loops():
+    decay = Decay()
+    function = compiled(decay)
+    for args in ((torch.ones(3), t(2)), (torch.ones(3) * 8, t(0)), (torch.ones(3) * 0.1, t(1))):
+        assert_same(decay.plain_forward(*args), function(*args))
+    assert graph_breaks(decay, torch.ones(3), t(2)) == (1, 0)
+    assert "while_loop" in operators(decay.plain_forward, torch.ones(3), t(2))
+
+
+def plain_halve_until_small(x, limit):
+    while x.abs().max() > limit:
+        x = x / 2
+    return x if x.sum() > 0 else -x
+
+
+halve_until_small = autograph.convert()(plain_halve_until_small)  # what @autograph.convert() makes
+
+
+class Normalizer(torch.nn.Module):
+    """An unconverted forward, compiled as a whole, calling a converted
+    function with a loop and a conditional expression."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor(3.0))
+
+    def forward(self, x):
+        return halve_until_small(x * self.scale, 1.0) + 1
+
+    def plain(self, x):
+        return plain_halve_until_small(x * self.scale, 1.0) + 1
+
+
+def test_converted_loop_as_a_decorator_inside_a_compiled_model():
+    model = Normalizer()
+    function = compiled(model)
+    for x in (torch.ones(3), -torch.ones(3) * 5, torch.zeros(3)):
+        assert_same(model.plain(x), function(x))
+    assert graph_breaks(model, torch.ones(3)) == (1, 0)
 
 
 # the default mode and inductor ----------------------------------------------------
