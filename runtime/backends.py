@@ -31,6 +31,11 @@ __all__ = ["Backend", "register_backend", "unregister_backend", "backend_of", "b
 class Backend:
     """Base class for backends. Every method has a Python meaning."""
 
+    # No instance dictionary unless a subclass wants one: dynamo guards, for
+    # each method it looks up on an instance that has one, that the
+    # instance does not shadow it.
+    __slots__ = ()
+
     #: A short name used in error messages.
     name = "backend"
 
