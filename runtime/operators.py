@@ -133,7 +133,8 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
 
     A symbolic iterable (a backend's range or array) goes to the backend's
     `for_loop`; where the backend lets Python iterate over it (returns
-    NotImplemented), `opts['maximum_iterations']` still bounds the loop. When
+    NotImplemented), `opts['maximum_iterations']` still bounds the loop (the
+    backend took it: its bound holds however the backend runs it). When
     `extra_test` (the loop's `break` flag) becomes symbolic in a Python loop,
     each later iteration runs under the backend's `cond`.
 
@@ -145,7 +146,6 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     """
     count, done = len(names), 0
     backend = backend_of(iterable)
-    own = backend is not None
     if backend is None and type(iterable) is range and opts and opts.get("unroll") is False and iterable:
         backend = backend_of_any(state)
         if (backend is None or any(isinstance(v, Undefined) for v in state)) \
@@ -158,7 +158,7 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
         result = backend.for_loop(iterable, extra_test, body, state, names, opts)
         if result is not NotImplemented:
             return _pack(result, count)
-        if own and opts.get("maximum_iterations") is not None:
+        if opts.get("maximum_iterations") is not None:
             iterable = itertools.islice(iterable, opts["maximum_iterations"])
     if extra_test is None:
         for item in iterable:

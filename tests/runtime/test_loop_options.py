@@ -103,6 +103,33 @@ def bounded_while_staged_late_reference(xp):
     return f
 
 
+def bounded_while_with_return(xp):
+    def f(x):
+        n = 0
+        while n < 10:
+            autograph.set_loop_options(maximum_iterations=3)
+            if x * n > 5:
+                return n
+            n += 1
+        return -n
+    return f
+
+
+def bounded_while_with_return_reference(xp):
+    def f(x):
+        n = 0
+        k = 0
+        while n < 10:
+            if k == 3:
+                break
+            k += 1
+            if x * n > 5:
+                return n
+            n += 1
+        return -n
+    return f
+
+
 def bounded_for(xp):
     def f(x):
         s = 0.0
@@ -195,6 +222,35 @@ def bounded_for_over_range_reference(xp):
     return f
 
 
+def static_range_not_unrolled(xp):
+    def f(x):
+        s = x
+        for i in range(5):
+            autograph.set_loop_options(unroll=False)
+            s = s * 2 + i
+        return s
+    return f
+
+
+def bounded_static_range(xp):
+    def f(x):
+        s = x
+        for i in range(5):
+            autograph.set_loop_options(unroll=False, maximum_iterations=2)
+            s = s * 2 + i
+        return s
+    return f
+
+
+def bounded_static_range_reference(xp):
+    def f(x):
+        s = x
+        for i in range(2):
+            s = s * 2 + i
+        return s
+    return f
+
+
 def zero_iterations(xp):
     def f(x):
         n = 0
@@ -265,12 +321,15 @@ BOUNDED = [
     (bounded_while, bounded_while_reference, [(S(10.0),), (S(2.0),), (S(-1.0),)]),
     (bounded_while_with_break, bounded_while_with_break_reference, [(S(10.0),), (S(2.0),)]),
     (bounded_while_staged_late, bounded_while_staged_late_reference, [(S(10.0),), (S(2.5),), (S(-1.0),)]),
+    (bounded_while_with_return, bounded_while_with_return_reference, [(S(3.0),), (S(0.5),)]),
     (bounded_for, bounded_for_reference, [(V([1.0, 2.0, 3.0]),), (V([4.0, -1.0, 5.0]),)]),
     (bounded_for_with_break, bounded_for_with_break_reference,
      [(V([1.0, 2.0, 3.0]),), (V([-1.0, 2.0, 3.0]),)]),
     (bound_beyond_the_end, bound_beyond_the_end_reference, [(V([1.0, 2.0, 3.0]),)]),
     (bounded_for_over_range, bounded_for_over_range_reference,
      [(np.int64(5), S(1.0)), (np.int64(1), S(1.0)), (np.int64(0), S(1.0))]),
+    (static_range_not_unrolled, static_range_not_unrolled, [(S(1.0),), (S(-2.0),)]),
+    (bounded_static_range, bounded_static_range_reference, [(S(1.0),), (S(-2.0),)]),
     (zero_iterations, zero_iterations_reference, [(S(3.0),)]),
     (closure_reads_bounded_counter, closure_reads_bounded_counter_reference,
      [(np.int64(0),), (np.int64(1),), (np.int64(3),)]),
@@ -467,6 +526,13 @@ def test_bounded_while_differentiates_in_reverse_mode_under_jax(x):
     np.testing.assert_allclose(jax.jit(converted)(x), power_reference(x), rtol=1e-12)
 
 
+def test_eager_grad_runs_the_loop_as_python_and_ignores_the_bound():
+    # Eager jax.grad compares concrete arrays: the loop is Python, as in the
+    # unconverted function (docs/backends.md, "Loop options").
+    jax = pytest.importorskip("jax")
+    assert float(jax.grad(autograph.to_graph(power))(2.0)) == float(jax.grad(power)(2.0)) == 448.0
+
+
 def test_bounded_while_stops_early_when_not_differentiated():
     # Run forward, it is one `while` that stops when its test fails (no scan
     # of all 4 iterations under a cond).
@@ -521,3 +587,31 @@ def test_option_error(backend, program, args, error, construct, words):
     assert message.startswith("set_loop_options(maximum_iterations=...) of the loop at "
                               f"{__file__}:{line_of(program, construct)} "), message
     assert words in message, message
+
+
+# torch.compile ------------------------------------------------------------------
+
+@pytest.mark.parametrize("program, reference, argsets", [
+    (bounded_while, bounded_while_reference, [(S(10.0),), (S(2.0),)]),
+    (bounded_while_with_break, bounded_while_with_break_reference, [(S(10.0),), (S(2.0),)]),
+], ids=["bounded_while", "bounded_while_with_break"])
+def test_maximum_iterations_under_torch_compile(program, reference, argsets):
+    torch = pytest.importorskip("torch")
+    converted = autograph.to_graph(program(torch))
+    converted(torch.tensor(argsets[0][0]))  # eagerly once first, as docs/pytorch.md says
+    torch._dynamo.reset()
+    compiled = torch.compile(converted, fullgraph=True, backend="eager")
+    for args in argsets:
+        args = tuple(torch.tensor(a) for a in args)
+        expected, actual = reference(torch)(*args), compiled(*args)
+        for e, a in zip(expected, actual, strict=True):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(e), rtol=1e-12)
+
+
+def test_maximum_iterations_on_eager_torch_tensors():
+    # Eager tensors are the torch backend's values: the bound holds as under export.
+    torch = pytest.importorskip("torch")
+    for program, reference, args in [(bounded_while, bounded_while_reference, (torch.tensor(10.0),)),
+                                     (bounded_for, bounded_for_reference, (torch.tensor([1.0, 2.0, 3.0]),))]:
+        expected, actual = reference(torch)(*args), autograph.to_graph(program(torch))(*args)
+        np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float))
