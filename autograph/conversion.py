@@ -558,6 +558,7 @@ def remember(f, result, options=DEFAULT):
 
 def converted(f, options=DEFAULT):
     """`convert_function` with the per-function cache."""
+    runtime.prepare_backends()  # torch may have been imported since the last conversion
     result = cached(f, options)
     if result is None:
         result = convert_function(f, options)

@@ -6,7 +6,7 @@ This package knows nothing of parsing or conversion; a backend author reads
 only `backends.py` and `operators.py`.
 """
 
-from autograph.runtime.backends import Backend, backend_of, register_backend, unregister_backend
+from autograph.runtime.backends import Backend, backend_of, prepare_backends, register_backend, unregister_backend
 from autograph.runtime.calls import OVERRIDDEN_BUILTINS, call, call_builtins, call_method, call_site, set_converter
 from autograph.runtime.errors import AutographError, user_location
 from autograph.runtime.operators import (
@@ -39,7 +39,7 @@ from autograph.runtime.operators import (
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue, ld, ld_free, return_value
 
 __all__ = [
-    "Backend", "backend_of", "register_backend", "unregister_backend",
+    "Backend", "backend_of", "prepare_backends", "register_backend", "unregister_backend",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",

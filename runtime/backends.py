@@ -25,11 +25,17 @@ symbolic value: implement at least `cond` and `while_loop`.
 
 import builtins
 
-__all__ = ["FROM_FIRST", "Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any"]
+__all__ = ["FROM_FIRST", "Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any",
+           "prepare_backends"]
 
 
 class Backend:
     """Base class for backends. Every method has a Python meaning."""
+
+    # No instance dictionary unless a subclass wants one: dynamo guards, for
+    # each method it looks up on an instance that has one, that the
+    # instance does not shadow it.
+    __slots__ = ()
 
     #: A short name used in error messages.
     name = "backend"
@@ -114,6 +120,12 @@ class Backend:
         with this backend's values, or None to call the builtin itself."""
         return None
 
+    def prepare(self):
+        """Called when the registry changes and before each conversion. A
+        backend whose library is loaded by then can claim its value types
+        now (`claim(self, types)`): a tracer that guards on what dispatch reads (dynamo)
+        then finds them known, and dispatch changes nothing while it traces."""
+
     def intercepts(self):
         """Callables other than the overridden builtins whose calls from
         converted code this backend wants to see (through `builtin`), for
@@ -137,18 +149,34 @@ def register_backend(backend):
     if not isinstance(backend, Backend):
         raise TypeError(f"register_backend expects a Backend instance, got {backend!r}")
     _backends.insert(0, backend)
-    _reset_cache()
-    from autograph.runtime.calls import refresh
-    refresh(_backends)
+    _changed()
     return backend
 
 
 def unregister_backend(backend):
     """Removes a backend registered with `register_backend`."""
     _backends.remove(backend)
+    _changed()
+
+
+def _changed():
     _reset_cache()
     from autograph.runtime.calls import refresh
     refresh(_backends)
+    prepare_backends()
+
+
+def prepare_backends():
+    """Calls each registered backend's `prepare`."""
+    for backend in _backends:
+        backend.prepare()
+
+
+def claim(backend, types):
+    """Records `backend` as the backend of `types` in the dispatch cache
+    (unless another backend claimed them first)."""
+    for cls in types:
+        _by_type.setdefault(cls, backend)
 
 
 def _reset_cache():

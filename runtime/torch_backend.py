@@ -97,9 +97,8 @@ def prime(backend):
     """Tells dispatch at once that `backend` claims torch's other value
     types too: dynamo guards on the dispatch cache, and a type it first
     meets while it traces would change the cache after the trace."""
-    from autograph.runtime.backends import _by_type
-    for cls in (torch.Tensor, torch.nn.Parameter, *_SYMBOLIC):
-        _by_type.setdefault(cls, backend)
+    from autograph.runtime.backends import claim
+    claim(backend, (torch.Tensor, torch.nn.Parameter, *_SYMBOLIC))
 
 
 class TorchRange:
@@ -146,8 +145,11 @@ def _concrete(x):
     return None if _is_traced(x) or _is_symbolic(x) else bool(x)
 
 
+# The helpers below ask about tensors first: dynamo guards on each element
+# of a container the code it traces reads (`_NUMBERS`), every call.
+
 def _is_value(x):
-    return type(x) in _NUMBERS or isinstance(x, torch.Tensor)
+    return isinstance(x, torch.Tensor) or type(x) in _NUMBERS
 
 
 _KINDS = {bool: 0, int: 1, float: 2}
@@ -159,10 +161,10 @@ def _kind(dtype):
 
 def _typeof(x):
     """(shape, dtype, weak): weak for a Python number."""
-    if type(x) in _NUMBERS:
-        dtype = (torch.bool, torch.int64, torch.get_default_dtype())[_KINDS[type(x)]]
-        return ((), dtype, True)
-    return (tuple(x.shape), x.dtype, False)
+    if isinstance(x, torch.Tensor):
+        return (tuple(x.shape), x.dtype, False)
+    dtype = (torch.bool, torch.int64, torch.get_default_dtype())[_KINDS[type(x)]]
+    return ((), dtype, True)
 
 
 def _describe_type(t):
@@ -186,18 +188,18 @@ def _merge(a, b):
 def _cast(x, t):
     """x as a tensor of type t (shape, dtype, weak)."""
     shape, dtype, _ = t
-    if type(x) in _NUMBERS:
-        return torch.full(shape, x, dtype=dtype)
-    return x if x.dtype == dtype else x.to(dtype)
+    if isinstance(x, torch.Tensor):
+        return x if x.dtype == dtype else x.to(dtype)
+    return torch.full(shape, x, dtype=dtype)
 
 
 def _pred(flag, what, loc):
     """A traced condition as the boolean scalar tensor torch wants."""
-    if type(flag) in _NUMBERS:
+    if not isinstance(flag, torch.Tensor):
+        if type(flag) in _SYMBOLIC:
+            return torch.scalar_tensor(flag, dtype=torch.bool) if type(flag) is torch.SymBool else \
+                torch.scalar_tensor(flag) != 0
         return torch.tensor(bool(flag))
-    if type(flag) in _SYMBOLIC:
-        return torch.scalar_tensor(flag, dtype=torch.bool) if type(flag) is torch.SymBool else \
-            torch.scalar_tensor(flag) != 0
     if flag.numel() != 1:
         # What `bool()` of the tensor says in unconverted code.
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
@@ -382,6 +384,7 @@ class TorchBackend(staging.StagingBackend):
     """Stages control flow on traced tensors into torch's control-flow
     operators."""
 
+    __slots__ = ()  # see Backend
     name = "torch"
     traced = "traced by torch"
     array, cast_hint = "tensor", ".to()"
@@ -409,6 +412,11 @@ class TorchBackend(staging.StagingBackend):
             return True
         return False
 
+    def prepare(self):
+        if "torch" in sys.modules:
+            _load()
+            prime(self)
+
     def concrete(self, value):
         return _concrete(value)
 
@@ -430,7 +438,7 @@ class TorchBackend(staging.StagingBackend):
         return _loop(loop)
 
     def flatten(self, value):
-        if type(value) in _SCALARS or isinstance(value, (torch.Tensor, Undefined)):
+        if isinstance(value, torch.Tensor) or type(value) in _SCALARS or isinstance(value, Undefined):
             return [value], _LEAF
         return super().flatten(value)
 

@@ -17,9 +17,13 @@ mode calls; see torch_backend.py):
     results are unused: torch.compile's compilers (inductor, aot_eager)
     drop them;
   * a body may neither modify its inputs in place nor return them (or views
-    of them) while autograd records. The probe sees which inputs a body
-    modifies (their `_version` moves): the body gets copies of those. A
-    tensor that a body returns unchanged is copied.
+    of them), in any grad mode (with autograd off, inductor is the one that
+    refuses). The probe sees which state a body modifies or returns as it
+    is: the body gets copies of those. A body that returns a tensor it read
+    from outside (`left` in `left and right`, a parameter) returns the same
+    object in the probe and in the traced body, where each tensor it makes
+    is a new one: such outputs, and views (`x[0]`, whose `_base` is set),
+    are copied; nothing else is.
 
 Dynamo lifts the tensors that a body reads from outside (module parameters,
 variables of the enclosing function) into subgraph inputs by itself.
@@ -65,11 +69,6 @@ def _ready():
         for code in _runtime_code():
             skip_code(code)
         _skipped = True
-    from autograph.runtime.backends import _backends
-    for backend in _backends:
-        if isinstance(backend, tb.TorchBackend):
-            tb.prime(backend)
-            break
     return True
 
 
@@ -162,12 +161,14 @@ def _guarded(values, mutated):
     return [v.clone() if i in mutated else v for i, v in enumerate(values)]
 
 
-def _unaliased(out, made, grad):
-    """`out` as a body may return it: a copy when autograd records and the
-    body did not make it (`made`): dynamo forbids a body to return its
-    input, or a view of it, and cannot tell the backend which tensors
-    those are."""
-    return out.clone() if grad and not made else out
+def _unaliased(out, probed, inputs):
+    """`out` as a body may return it: a copy if it is a view, one of the
+    body's `inputs`, or the tensor that the body's probe gave (`probed`): a
+    tensor that the body made is a new object in each run, so one that is
+    the same in both came from outside the body."""
+    if out is probed or out._base is not None or any(out is i for i in inputs):
+        return out.clone()
+    return out
 
 
 def _probing(delta):
@@ -247,18 +248,20 @@ def stage_cond(backend, pred, branches):
     if _probing(0):
         return branches.outputs(0)
     _refuse_objects_made_here(branches.what, branches.loc)
-    plan, mutated, grad = list(branches.plan), memo["mutated"], torch.is_grad_enabled()
+    plan, mutated = list(branches.plan), memo["mutated"]
+    probed = [flat.leaves for flat in branches.flats]
 
     def branch(k):
         def run():
-            result = branches.fns[k](*_guarded(list(branches.operands), mutated))
+            operands = _guarded(list(branches.operands), mutated)
+            result = branches.fns[k](*operands)
             leaves = backend.flat(normalize(result, count, "branch")).leaves
             outs = []
             for j, (kind, t) in enumerate(plan):
                 if kind == "carried":
                     leaf = leaves[j]
                     value = backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
-                    outs.append(_unaliased(value, value is not leaf, grad))
+                    outs.append(value if value is not leaf else _unaliased(value, probed[k][j], operands))
             return tuple(outs)
         return run
 
@@ -284,7 +287,7 @@ def stage_loop(backend, loop):
     if _probing(0):
         return loop.init()
     _refuse_objects_made_here(loop.what, loop.loc)
-    mutated, grad = memo["mutated"], torch.is_grad_enabled()
+    mutated, probed = memo["mutated"], new.leaves
 
     def cond_fn(*carry):
         return loop.cond_fun(carry)
@@ -292,7 +295,8 @@ def stage_loop(backend, loop):
     def body_fn(*carry):
         new = backend.flat(loop.body(*loop.unflatten(_guarded(list(carry), mutated))))
         outs = loop.outputs(new)
-        return tuple(_unaliased(v, v is not new.leaves[j], grad) for v, j in zip(outs, positions, strict=True))
+        return tuple(v if v is not new.leaves[j] else _unaliased(v, probed[j], carry)
+                     for v, j in zip(outs, positions, strict=True))
 
     # A copy of each tensor that enters the loop as it is: the loop's bodies
     # may read it from outside as well, and torch forbids a carried value to

@@ -26,6 +26,8 @@ class StagingBackend(Backend):
     """Runs `if`, `while`, `for`, `and`, `or` and `not` on a tracer's values:
     as Python where the condition is `concrete`, staged otherwise."""
 
+    __slots__ = ()
+
     #: How messages say that a condition is the backend's ("traced by JAX").
     traced = "traced"
     #: The words for the backend's arrays and for changing their dtype.

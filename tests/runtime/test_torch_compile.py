@@ -132,6 +132,22 @@ def test_conditional_expression_and_boolean_operators():
     assert operators(expressions, t(3.0)) == {"cond"}
 
 
+def chained_and_nested(x):
+    # A chained comparison is an `and`; `not`, and/or inside a condition
+    # and inside a conditional expression.
+    inside = 0 < x < 10
+    if not (x < -5 or x > 5) and x != 0:
+        y = x * 3
+    else:
+        y = x if x > 0 and x < 100 else -x
+    return inside, y
+
+
+def test_chained_comparisons_and_nested_boolean_operators():
+    assert check(chained_and_nested, *[(t(v),) for v in (-7.0, -1.0, 0.0, 3.0, 11.0, 200.0)]) == (1, 0)
+    assert operators(chained_and_nested, t(3.0)) == {"cond"}
+
+
 def python_condition(x, flag):
     if flag:  # a Python value: Python runs the `if`, dynamo specializes on it
         x = x + 1
@@ -203,12 +219,31 @@ def break_on_tensor(x):
     return total
 
 
+def and_in_loop_test(x):
+    i = 0
+    while i < 10 and x * i < 20:
+        i += 1
+    return i
+
+
+def range_with_if_and_break(n, x):
+    total = x * 0
+    for k in range(n):
+        if k % 2 == 1:
+            total = total + k
+        if total.sum() > 30:
+            break
+    return total
+
+
 @pytest.mark.parametrize("f, argsets", [
     (newton_sqrt, [(t(2.0, dtype=torch.float64),), (t(81.0, dtype=torch.float64),)]),
     (return_inside_while, [(t(3.0),), (t(0.5),)]),
     (widening_counter, [(t(2.0),), (t(-1.0),)]),
     (triangular, [(t(7),), (t(0),), (t(1),)]),
     (break_on_tensor, [(t(1.0, 2.0),), (t(0.1, 0.1),)]),
+    (and_in_loop_test, [(t(1.0),), (t(5.0),), (t(-1.0),)]),  # either side of the `and` ends the loop
+    (range_with_if_and_break, [(t(0), t(1.0)), (t(5), t(1.0)), (t(40), t(1.0))]),  # no break, a break
 ])
 def test_loops(f, argsets):
     assert check(f, *argsets) == (1, 0)
@@ -302,6 +337,64 @@ def test_converted_function_as_a_decorator_inside_a_compiled_model():
     assert torch.equal(model.w.grad, expected)
 
 
+class Decay(torch.nn.Module):
+    """A converted forward that reads a parameter in a `for` over a traced
+    range and in a `while`."""
+
+    def __init__(self):
+        super().__init__()
+        self.rate = torch.nn.Parameter(torch.tensor(0.5))
+        self.forward = autograph.to_graph(self.plain_forward)
+
+    def plain_forward(self, x, n):
+        for _ in range(n):
+            x = x * self.rate
+        while x.abs().sum() > 1:
+            x = x * self.rate
+        return x
+
+
+def test_module_reading_a_parameter_in_loops():
+    decay = Decay()
+    function = compiled(decay)
+    for args in ((torch.ones(3), t(2)), (torch.ones(3) * 8, t(0)), (torch.ones(3) * 0.1, t(1))):
+        assert_same(decay.plain_forward(*args), function(*args))
+    assert graph_breaks(decay, torch.ones(3), t(2)) == (1, 0)
+    assert "while_loop" in operators(decay.plain_forward, torch.ones(3), t(2))
+
+
+def plain_halve_until_small(x, limit):
+    while x.abs().max() > limit:
+        x = x / 2
+    return x if x.sum() > 0 else -x
+
+
+halve_until_small = autograph.convert()(plain_halve_until_small)  # what @autograph.convert() makes
+
+
+class Normalizer(torch.nn.Module):
+    """An unconverted forward, compiled as a whole, calling a converted
+    function with a loop and a conditional expression."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor(3.0))
+
+    def forward(self, x):
+        return halve_until_small(x * self.scale, 1.0) + 1
+
+    def plain(self, x):
+        return plain_halve_until_small(x * self.scale, 1.0) + 1
+
+
+def test_converted_loop_as_a_decorator_inside_a_compiled_model():
+    model = Normalizer()
+    function = compiled(model)
+    for x in (torch.ones(3), -torch.ones(3) * 5, torch.zeros(3)):
+        assert_same(model.plain(x), function(x))
+    assert graph_breaks(model, torch.ones(3)) == (1, 0)
+
+
 # the default mode and inductor ----------------------------------------------------
 
 def prints_in_a_branch(x):
@@ -339,6 +432,142 @@ def test_default_mode_runs_what_it_cannot_capture_as_python(f, argsets, capsys):
 def test_inductor():
     assert check(collatz_steps, (t(27),), (t(1),), backend="inductor") == (1, 0)
     assert check(relu_or_square, (t(1.0, 2.0),), (t(-1.0, -2.0),), backend="inductor") == (1, 0)
+
+
+# grad modes: bodies never return their inputs or views of them ------------------
+
+class Refine(torch.nn.Module):
+    """The model of docs/pytorch.md: `and` in a loop test, read parameters."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layer = torch.nn.Linear(4, 4)
+
+    def plain_forward(self, x):
+        steps = 0
+        while steps < 100 and (torch.tanh(self.layer(x)) - x).abs().max() > 1e-4:
+            x = 0.5 * (x + torch.tanh(self.layer(x)))
+            steps += 1
+        if x.sum() < 0:
+            x = -x
+        return x, steps
+
+    forward = autograph.to_graph(plain_forward)
+
+
+@pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode, torch.enable_grad])
+def test_inductor_in_every_grad_mode(mode):
+    # The `and` gives back its left operand, which the body reads from
+    # outside: torch.cond refuses that output in every grad mode (inductor
+    # with autograd off), so it is copied.
+    model = Refine()
+    with mode():
+        function = compiled(model, backend="inductor")
+        for x in (torch.ones(4), -torch.ones(4)):
+            assert_same(model.plain_forward(x), function(x))
+
+
+def picks_a_row(x):
+    return x[0] if x.sum() > 0 else x[1]
+
+
+def passes_through(x, y):
+    if x.sum() > 0:
+        z = x
+    else:
+        z = y * 2
+    return z
+
+
+@pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode, torch.enable_grad])
+@pytest.mark.parametrize("f, argsets", [
+    (picks_a_row, [(t([1.0, 2.0], [3.0, 4.0]),), (t([-1.0, -2.0], [3.0, -9.0]),)]),  # views of an input
+    (passes_through, [(t(1.0, 2.0), t(3.0, 4.0)), (t(-1.0, -2.0), t(3.0, 4.0))]),  # an operand as it is
+])
+def test_outputs_that_alias_are_copied_in_every_grad_mode(f, argsets, mode):
+    with mode():
+        assert check(f, *argsets) == (1, 0)
+
+
+def copies_in_bodies(f, *args):
+    """How many `clone` calls the bodies of the captured graph make."""
+    count = [0]
+
+    def backend(gm, inputs):
+        for module in gm.modules():
+            if isinstance(module, torch.fx.GraphModule) and module is not gm:
+                count[0] += sum(n.target in (torch.clone, "clone", torch.ops.aten.clone.default)
+                                for n in module.graph.nodes)
+        return gm
+
+    torch._dynamo.reset()
+    torch.compile(autograph.to_graph(f), fullgraph=True, backend=backend)(*args)
+    return count[0]
+
+
+def test_bodies_copy_only_what_aliases():
+    x = t(1.0, 2.0)
+    assert copies_in_bodies(relu_or_square, x) == 0  # both branches make their output
+    assert copies_in_bodies(newton_sqrt, t(2.0, dtype=torch.float64)) == 0
+    assert copies_in_bodies(passes_through, x, x) == 1  # the true branch gives `x` back
+
+
+# the first conversion and dispatch happen while dynamo traces ------------------------
+
+_FIRST_UNDER_DYNAMO = """
+import autograph
+from autograph.runtime import Backend, register_backend, unregister_backend
+
+unregister_backend(register_backend(Backend()))  # the registry changes, as docs/backends.md does
+
+import torch
+import torch._dynamo
+
+
+class Refine(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layer = torch.nn.Linear(4, 4)
+
+    def plain_forward(self, x):
+        steps = 0
+        while steps < 100 and (torch.tanh(self.layer(x)) - x).abs().max() > 1e-4:
+            x = 0.5 * (x + torch.tanh(self.layer(x)))
+            steps += 1
+        if x.sum() < 0:
+            x = -x
+        return x, steps
+
+    forward = autograph.to_graph(plain_forward)
+
+
+model = Refine()
+explanation = torch._dynamo.explain(model)(torch.ones(4))
+compiled = torch.compile(model, fullgraph=True, backend="eager")
+same = []
+for x in (torch.ones(4), -torch.ones(4)):
+    (got, got_steps), (expected, expected_steps) = compiled(x), model.plain_forward(x)
+    same.append(torch.allclose(got, expected) and int(got_steps) == expected_steps)
+print(explanation.graph_count, explanation.graph_break_count, all(same))
+"""
+
+
+def test_torch_imported_after_the_registry_changed(tmp_path):
+    # torch is imported after autograph, and nothing runs eagerly: the first
+    # dispatch on a tensor, and the conversions of what the model calls
+    # (Linear.forward), happen while dynamo traces.
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "first_under_dynamo.py"
+    script.write_text(_FIRST_UNDER_DYNAMO)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "PYTHONPATH": root}
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["1", "0", "True"]
 
 
 # errors ------------------------------------------------------------------------
