@@ -174,7 +174,7 @@ class _Inliner:
             body = body[:-1]
         self.depth += 1
         try:
-            return self.block(body) or [gast.Pass()]
+            return self.block(body)
         finally:
             self.depth -= 1
 
@@ -248,12 +248,13 @@ class _Inliner:
 
     def if_stmt(self, stmt, call, definitions):
         cond = self.ctx.namer.helper("cond")
-        if_name, else_name = call.args[1], call.args[2]
         keep_return = isinstance(stmt, gast.Return)
-        if_body = self._inline(definitions[if_name.id], keep_return)
-        else_body = self._inline(definitions[else_name.id], keep_return) \
-            if isinstance(else_name, gast.Name) else []
-        fast = gast.If(test=builders.name(cond), body=if_body, orelse=else_body)
+        if_body, else_body = (self._inline(definitions[arg.id], keep_return) if isinstance(arg, gast.Name) else []
+                              for arg in call.args[1:3])
+        if if_body:
+            fast = gast.If(test=builders.name(cond), body=if_body, orelse=else_body)
+        else:  # `if not cond:` asks the value's truth once, as `if cond:` does
+            fast = gast.If(test=builders.not_(builders.name(cond)), body=else_body or [gast.Pass()], orelse=[])
         fallback = list(definitions.values())[::-1] + [self._with_first_arg(stmt, call, builders.name(cond))]
         guarded = gast.If(test=self._is_python(cond), body=[fast], orelse=fallback)
         return builders.located(self._compute(cond, call.args[0]) + [guarded], stmt)
@@ -295,20 +296,32 @@ class _Inliner:
         iterable = self.ctx.namer.helper("iterable")
         item = body_fn.args.args[0].id
         body = self._inline(body_fn, keep_return=False)
-        check = self._is_python(iterable)
+        check = builders.call(builders.attr(self.ag, "is_python"), builders.name(iterable))
         source = builders.name(iterable)
         if test_fn is not None:
             # The extra test (no break flag set) runs before each item is
             # fetched, as in for_stmt; when a flag turns symbolic, for_stmt
-            # goes on with the rest of the same iterator.
+            # goes on with the rest of the same iterator. While every flag
+            # is False the test holds: only then is it computed.
+            test = test_fn.body[-1].value
             iterator = self.ctx.namer.new("iterator")
             flag = self.ctx.namer.helper("loop_cond")
             source = builders.name(iterator)
-            body += self._compute(flag, test_fn.body[-1].value)
-            body += self._hand_over(flag, self._with_first_arg(stmt, call, builders.name(iterator)))
-            check = gast.BoolOp(op=gast.And(), values=[check, gast.Compare(
-                left=test_fn.body[-1].value, ops=[gast.Is()], comparators=[builders.const(True)])])
-        loop = gast.For(target=builders.store(item), iter=source, body=body, orelse=[], type_comment=None)
+            after = self._compute(flag, test)
+            after += self._hand_over(flag, self._with_first_arg(stmt, call, builders.name(iterator)))
+            flags = _flags(test, self.ag)
+            if flags:
+                any_set = gast.BoolOp(op=gast.Or(), values=[gast.Compare(
+                    left=builders.name(f), ops=[gast.IsNot()], comparators=[builders.const(False)]) for f in flags])
+                after = [gast.If(test=_single(any_set), body=after, orelse=[])]
+                unset = [gast.Compare(left=builders.name(f), ops=[gast.Is()], comparators=[builders.const(False)])
+                         for f in flags]
+            else:
+                unset = [gast.Compare(left=test, ops=[gast.Is()], comparators=[builders.const(True)])]
+            body += after
+            check = gast.BoolOp(op=gast.And(), values=[check] + unset)
+        loop = gast.For(target=builders.store(item), iter=source, body=body or [gast.Pass()], orelse=[],
+                        type_comment=None)
         fast = [loop]
         if test_fn is not None:
             fast.insert(0, builders.assign(builders.store(iterator), builders.call(
@@ -319,6 +332,30 @@ class _Inliner:
             builders.assign(builders.store(iterable), self.fast(call.args[0])),
             gast.If(test=check, body=fast, orelse=[fallback]),
         ], stmt)
+
+
+def _flags(test, ag):
+    """The flags of a loop's extra test `ag__.not_(f)`, or `ag__.and_` of
+    such tests (see control_flow's for loops), else None."""
+    def flag(node):
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "not_"
+                and isinstance(node.func.value, gast.Name) and node.func.value.id == ag
+                and len(node.args) == 1 and isinstance(node.args[0], gast.Name)):
+            return node.args[0].id
+        return None
+    if flag(test) is not None:
+        return [flag(test)]
+    if (isinstance(test, gast.Call) and isinstance(test.func, gast.Attribute) and test.func.attr == "and_"
+            and isinstance(test.func.value, gast.Name) and test.func.value.id == ag and test.args):
+        found = [flag(test.args[0])] + [flag(a.body) if isinstance(a, gast.Lambda) else None for a in test.args[1:]]
+        if None not in found:
+            return found
+    return None
+
+
+def _single(bool_op):
+    """`bool_op`, or its one operand."""
+    return bool_op.values[0] if len(bool_op.values) == 1 else bool_op
 
 
 def _keeps_loop(call):

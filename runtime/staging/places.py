@@ -41,7 +41,7 @@ Nothing of this runs for Python values: it is for staged statements only.
 import types
 
 import numpy as np
-from autograph.runtime.backends import backend_of
+from autograph.runtime.backends import backend_of, unchanged
 from autograph.runtime.errors import TracingError, user_location
 from autograph.runtime.staging import errors
 from autograph.runtime.staging.values import normalize, pack
@@ -391,10 +391,7 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
         def wrap(fn, carried=carried):
             def run(*ops):
                 try:
-                    if fn is not None:
-                        result = fn(*ops)
-                    else:
-                        result = pack(tuple(ops), count) if len(ops) == count else None
+                    result = unchanged(ops, count) if fn is None else fn(*ops)
                     result = tuple(recorded.as_state(v) for v in normalize(result, count, "branch"))
                     if _merge_found(found, recorded.changed()):
                         raise More

@@ -680,6 +680,17 @@ def return_string_in_branch(xp):
     return f
 
 
+def return_value_or_fall_off(xp):
+    # The false branch falls off the function's end: it returns None, never
+    # the value of `y` that the true branch reads.
+    def f(x):
+        y = x + 1
+        if x > 0:
+            y = y * 2
+            return y
+    return f
+
+
 ERRORS = [
     (branch_dtype_mismatch, [S(1.0)], BranchMismatchError, "y", "if x > 0",
      "in the true branch but"),
@@ -707,6 +718,8 @@ ERRORS = [
      "only a number or an array can be first defined in a traced loop"),
     (return_string_in_branch, [S(1.0)], BranchMismatchError, "return", "if x > 0",
      "Python values other than numbers must be the same in both branches"),
+    (return_value_or_fall_off, [S(-1.0)], BranchMismatchError, "return", "if x > 0",
+     "false branch"),
 ]
 
 
