@@ -37,6 +37,7 @@ UnboundLocalError as Python would.
 import sys
 
 import gast
+from autograph.converters import base
 
 from autograph import analysis, builders
 
@@ -469,9 +470,11 @@ _NESTED_COMPREHENSIONS = (gast.GeneratorExp,) if sys.version_info >= (3, 12) els
     gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
-class _ReadWrapper(gast.NodeTransformer):
+class _ReadWrapper(base.Transformer):
     """Wraps reads of `names` in ag__.ld (ag__.ld_free in nested scopes,
     where Python's error is the one of a free variable)."""
+
+    expressions = True
 
     def __init__(self, names, ag):
         self.names, self.ag = names, ag
@@ -510,11 +513,6 @@ class _ReadWrapper(gast.NodeTransformer):
         return node
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
 
 def _with_return(body):

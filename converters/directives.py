@@ -11,6 +11,7 @@ options when it stages the loop.
 """
 
 import gast
+from autograph.converters import base
 
 __all__ = ["transform"]
 
@@ -23,12 +24,7 @@ def _is_directive(stmt):
     return name == "set_loop_options"
 
 
-class _Transformer(gast.NodeTransformer):
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
-
+class _Transformer(base.Transformer):
     def visit_While(self, node):
         self.generic_visit(node)
         directives = [s for s in node.body if _is_directive(s)]
@@ -40,7 +36,4 @@ class _Transformer(gast.NodeTransformer):
     visit_For = visit_While
 
 
-def transform(node, ctx):
-    transformer = _Transformer()
-    node.body = [transformer.visit(stmt) for stmt in node.body]
-    return node
+transform = _Transformer.transform
