@@ -236,11 +236,12 @@ class _Inliner:
             gast.Compare(left=builders.name(name), ops=[gast.Is()], comparators=[builders.const(False)]),
         ])
 
-    def _hand_over(self, flag, stmt):
+    def _hand_over(self, flag, stmt, definitions=()):
         """Inside a fast loop: once `flag` is not a Python value, the operator
-        takes over from the current state; a false flag ends the loop."""
+        takes over from the current state (with the body functions
+        `definitions`, defined only then); a false flag ends the loop."""
         return [
-            gast.If(test=builders.not_(self._is_python(flag)), body=[stmt, gast.Break()], orelse=[]),
+            gast.If(test=builders.not_(self._is_python(flag)), body=[*definitions, stmt, gast.Break()], orelse=[]),
             gast.If(test=builders.not_(builders.name(flag)), body=[gast.Break()], orelse=[]),
         ]
 
@@ -251,13 +252,19 @@ class _Inliner:
         keep_return = isinstance(stmt, gast.Return)
         if_body, else_body = (self._inline(definitions[arg.id], keep_return) if isinstance(arg, gast.Name) else []
                               for arg in call.args[1:3])
+        test, first = call.args[0], builders.name(cond)
+        if self._logical(test) == "not_":
+            # `if not v:` runs as `if v: <else> else: <body>`: one truth
+            # test, as Python's; a symbolic `v` goes on as `ag__.not_(v)`.
+            test, first = test.args[0], builders.call(builders.attr(self.ag, "not_"), builders.name(cond))
+            if_body, else_body = else_body, if_body
         if if_body:
             fast = gast.If(test=builders.name(cond), body=if_body, orelse=else_body)
         else:  # `if not cond:` asks the value's truth once, as `if cond:` does
             fast = gast.If(test=builders.not_(builders.name(cond)), body=else_body or [gast.Pass()], orelse=[])
-        fallback = list(definitions.values())[::-1] + [self._with_first_arg(stmt, call, builders.name(cond))]
+        fallback = list(definitions.values())[::-1] + [self._with_first_arg(stmt, call, first)]
         guarded = gast.If(test=self._is_python(cond), body=[fast], orelse=fallback)
-        return builders.located(self._compute(cond, call.args[0]) + [guarded], stmt)
+        return builders.located(self._compute(cond, test) + [guarded], stmt)
 
     def _own_names(self, stmt, call, functions):
         """Copies of the loop's body functions under names of their own, and
@@ -279,12 +286,11 @@ class _Inliner:
 
     def while_stmt(self, stmt, call, definitions):
         test_fn, body_fn = definitions[call.args[0].id], definitions[call.args[1].id]
-        stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         cond = self.ctx.namer.helper("loop_cond")
         loop = gast.While(test=builders.const(True), orelse=[], body=(
-            self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, stmt)
+            self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, stmt, [test_fn, body_fn])
             + self._inline(body_fn, keep_return=False)))
-        return builders.located([test_fn, body_fn, loop], stmt)
+        return builders.located([loop], stmt)
 
     def for_stmt(self, stmt, call, definitions):
         if _keeps_loop(call):
@@ -292,7 +298,8 @@ class _Inliner:
             return builders.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn = definitions.get(getattr(call.args[1], "id", None))
         body_fn = definitions[call.args[2].id]
-        stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
+        if test_fn is not None:  # defined before the loop: see the hand-over
+            stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         iterable = self.ctx.namer.helper("iterable")
         item = body_fn.args.args[0].id
         body = self._inline(body_fn, keep_return=False)
@@ -326,11 +333,16 @@ class _Inliner:
         if test_fn is not None:
             fast.insert(0, builders.assign(builders.store(iterator), builders.call(
                 builders.attr(self.ag, "iterate"), builders.name(iterable))))
-        fallback = self._with_first_arg(stmt, call, builders.name(iterable))
-        definitions_first = [d for d in (test_fn, body_fn) if d is not None]
-        return builders.located(definitions_first + [
+        fallback = [self._with_first_arg(stmt, call, builders.name(iterable))]
+        # The body functions are defined where the operator may need them:
+        # before the loop if a flag can hand over in the middle of it, else
+        # only where the iterable is symbolic.
+        before = [test_fn, body_fn] if test_fn is not None else []
+        if test_fn is None:
+            fallback.insert(0, body_fn)
+        return builders.located(before + [
             builders.assign(builders.store(iterable), self.fast(call.args[0])),
-            gast.If(test=check, body=fast, orelse=[fallback]),
+            gast.If(test=check, body=fast, orelse=fallback),
         ], stmt)
 
 
@@ -358,6 +370,18 @@ def _single(bool_op):
     return bool_op.values[0] if len(bool_op.values) == 1 else bool_op
 
 
+_COMPARE_OPS = {"==": gast.Eq, "!=": gast.NotEq, "<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE,
+                "is": gast.Is, "is not": gast.IsNot, "in": gast.In, "not in": gast.NotIn}
+
+
+def _compare_ops(ops):
+    """The operator strings of `ag__.compare`'s tuple, or None."""
+    if isinstance(ops, gast.Tuple) and all(isinstance(e, gast.Constant) and e.value in _COMPARE_OPS
+                                           for e in ops.elts):
+        return [e.value for e in ops.elts]
+    return None
+
+
 def _keeps_loop(call):
     """True if the loop's options (a dict literal after the names) set `unroll`."""
     options = call.args[5] if len(call.args) > 5 else None
@@ -378,7 +402,7 @@ class _FastExpressions:
     One temporary serves every expression: each use reads it right after it
     is assigned, before any other operand runs."""
 
-    _OPERATORS = ("if_exp", "and_", "or_", "not_")
+    _OPERATORS = ("if_exp", "and_", "or_", "not_", "compare")
 
     def __init__(self, ag, temporary, namer):
         self.ag, self.temporary, self.namer = ag, temporary, namer
@@ -478,10 +502,47 @@ class _FastExpressions:
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                 and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
                 and node.func.attr in self._OPERATORS and not node.keywords):
-            lazy = node.args[1:] if node.func.attr != "if_exp" else node.args[1:]
-            if node.func.attr == "not_" or all(isinstance(a, gast.Lambda) for a in lazy):
+            if node.func.attr == "compare":
+                return "compare" if len(node.args) > 3 and _compare_ops(node.args[1]) \
+                    and all(isinstance(a, gast.Lambda) for a in node.args[3:]) else None
+            if node.func.attr == "not_" or all(isinstance(a, gast.Lambda) for a in node.args[1:]):
                 return node.func.attr
         return None
+
+    def compare(self, node, original):
+        """`a < b <= c` (`ag__.compare(a, ('<', '<='), b, lambda: c)`) as
+        `and_` of its pairs, the middle operand held in a temporary, so that
+        each operand is evaluated once, left to right:
+
+            (operand <= c) if (value := (a < (operand := b))) is True or ...
+            else value if value is False or ag__.is_python(value)
+            else ag__.and_(value, lambda operand=operand: operand <= c)
+        """
+        operand = self.namer.fixed("operand")
+        left, ops, right, *later = node.args
+        names = _compare_ops(ops)
+        test = gast.Compare(left=left, ops=[_COMPARE_OPS[names[0]]()],
+                            comparators=[gast.NamedExpr(target=builders.store(operand), value=right)])
+
+        def tail(later):
+            if len(names) == 2:
+                return gast.Compare(left=builders.name(operand), ops=[_COMPARE_OPS[names[1]]()],
+                                    comparators=[later[0].body])
+            rest = gast.Tuple(elts=ops.elts[1:], ctx=gast.Load())
+            return builders.call(builders.attr(self.ag, "compare"), builders.name(operand), rest,
+                                 later[0].body, *later[1:])
+        taken, unchanged = tail(later), tail(original.args[3:])
+        if len(names) > 2 and self.depth + 1 < MAX_INLINED_DEPTH:
+            self.depth += 1
+            taken = self.compare(taken, unchanged)
+            self.depth -= 1
+        # The lambda takes the operand's value now: a backend may call it later.
+        later_pairs = gast.Lambda(args=gast.arguments(
+            args=[gast.Name(id=operand, ctx=gast.Param(), annotation=None, type_comment=None)],
+            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+            defaults=[builders.name(operand)]), body=unchanged)
+        fallback = builders.call(builders.attr(self.ag, "and_"), builders.const(None), later_pairs)
+        return self._choose(test, True, taken, builders.name(self.temporary), fallback)
 
     def _assign(self, value):
         return gast.NamedExpr(target=builders.store(self.temporary), value=value)
