@@ -385,6 +385,8 @@ class TorchBackend(staging.StagingBackend):
     name = "torch"
     traced = "traced by torch"
     array, cast_hint = "tensor", ".to()"
+    static_shapes = ("torch's while_loop carries '{name}' with one shape in every iteration; make "
+                     "'{name}' its largest size before the loop and write into it ({name}[i] = ...)")
 
     def __init__(self):
         if "torch" in sys.modules:
