@@ -525,7 +525,7 @@ def _with_return(body):
         node = stack.pop()
         if isinstance(node, gast.Return):
             returns.append(node)
-        for child in gast.iter_child_nodes(node):
+        for child in builders.children(node):
             if isinstance(child, (gast.stmt, gast.excepthandler, gast.match_case)) and not \
                     isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
                 parent[id(child)] = node
@@ -566,7 +566,7 @@ def _walk_same_scope(node):
     while stack:
         current = stack.pop()
         yield current
-        for child in gast.iter_child_nodes(current):
+        for child in builders.children(current):
             if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
                 stack.append(child)
 
@@ -584,7 +584,7 @@ def _first_appearance(node):
             if child.id not in order or position < order[child.id]:
                 order[child.id] = position
         rank += 1
-        stack.extend(reversed(list(gast.iter_child_nodes(child))))
+        stack.extend(reversed(builders.children(child)))
     return order
 
 
