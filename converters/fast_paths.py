@@ -268,14 +268,16 @@ class _Inliner:
 
     def _own_names(self, stmt, call, functions):
         """Copies of the loop's body functions under names of their own, and
-        the operator statement calling them: the inlined body may define
-        helpers of its own loops in the same scope, which must not replace
-        these before a hand-over."""
+        the operator statement calling them: the inlined body defines the
+        helpers of its own statements (under the helper names) in the same
+        scope, which must not replace these before a hand-over."""
         renamed = {}
         for function in functions:
             if function is not None:
                 copy_ = copy.copy(function)
                 copy_.name = self.ctx.namer.new(function.name)
+                while copy_.name == function.name:  # never the helper name itself
+                    copy_.name = self.ctx.namer.new(function.name)
                 renamed[function.name] = copy_
         new_call = copy.copy(call)
         new_call.args = [builders.located(builders.name(renamed[a.id].name), a)
