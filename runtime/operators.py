@@ -15,7 +15,7 @@ Conventions shared by all operators:
 import itertools
 import operator
 
-from autograph.runtime.backends import _by_type, backend_of, backend_of_any, unchanged
+from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any, unchanged
 from autograph.runtime.errors import user_location
 from autograph.runtime.undefined import Undefined
 
@@ -108,7 +108,7 @@ def while_stmt(test, body, state, names, opts=None):
         result = test(*state)
         backend = backend_of(result)
         if backend is not None:
-            return unchanged(backend.while_loop(test, body, state, names, _options(opts, done)), count)
+            return unchanged(backend.while_from(result, test, body, state, names, _options(opts, done)), count)
         if not result:
             return unchanged(state, count)
         state = _unpack(body(*state), count)
@@ -135,7 +135,9 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     `range` goes to the backend of the state, once the state holds a
     symbolic value (after the first iteration, run as Python, if it does not
     hold one before or some variable is not defined yet): the backend may
-    stage the rest as one loop.
+    stage the rest as one loop. Where the body reads a backend's values,
+    that backend runs the first iteration (`Backend.first_iteration`) and
+    may say to stage the loop from it on.
     """
     count, done = len(names), 0
     backend = backend_of(iterable)
@@ -143,9 +145,13 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
         backend = backend_of_any(state)
         if (backend is None or any(isinstance(v, Undefined) for v in state)) \
                 and (extra_test is None or extra_test(*state) is True):
-            state = _unpack(body(iterable[0], *state), count)
-            iterable, done = iterable[1:], 1
-            backend = backend_of_any(state)
+            reader = backend or backend_of_any(_cell_values(body))
+            first = (body(iterable[0], *state) if reader is None
+                     else reader.first_iteration(body, iterable[0], state, count))
+            if first is not FROM_FIRST:
+                state = _unpack(first, count)
+                iterable, done = iterable[1:], 1
+            backend = backend_of_any(state) or (reader if first is FROM_FIRST else None)
     if backend is not None:
         opts = _options(opts, done)
         result = backend.for_loop(iterable, extra_test, body, state, names, opts)
@@ -175,6 +181,17 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
             if guard is None and not flag:
                 break
     return unchanged(state, count)
+
+
+def _cell_values(fn):
+    """What function `fn` reads from enclosing functions."""
+    values = []
+    for cell in fn.__closure__ or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # not bound yet
+            pass
+    return values
 
 
 def if_exp(cond, if_true, if_false):

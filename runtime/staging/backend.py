@@ -142,10 +142,12 @@ class StagingBackend(Backend):
         return branches.run(lambda: self.stage_cond(pred, branches))
 
     def while_loop(self, test, body, state, names, opts):
+        return self.while_from(test(*state), test, body, state, names, opts)
+
+    def while_from(self, flag, test, body, state, names, opts):
         state, count = tuple(state), len(names)
         limit, done = opts.get("maximum_iterations"), 0
         while limit is None or done < limit:
-            flag = test(*state)
             known = self.concrete(flag) if self.owns_type(type(flag)) else bool(flag)
             if known is None:
                 return self.stage_while(test, body, state, names, opts, done)
@@ -153,6 +155,8 @@ class StagingBackend(Backend):
                 return state
             state = normalize(body(*state), count, "loop body")
             done += 1
+            if limit is None or done < limit:
+                flag = test(*state)
         return state
 
     def stage_while(self, test, body, state, names, opts, done=0):
