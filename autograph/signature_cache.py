@@ -302,6 +302,13 @@ class SignatureCache:
             mine.done.set()
         return concrete
 
+    def discard(self, key, concrete):
+        """Forgets the graph cached for `key` if it is `concrete`."""
+        with self.lock:
+            if self._entries.get(key) is concrete:
+                del self._entries[key]
+                self._held.pop(key, None)
+
     def pin(self, key):
         """Makes `key` the fast entry's; returns the list its calls mark."""
         self.pinned, self.pinned_used = key, [False]

@@ -19,7 +19,8 @@ import types
 
 import numpy as np
 
-from autograph import signature_cache
+from autograph import captured_state, signature_cache
+from autograph.runtime.errors import recording_errors, swallowed
 from autograph.runtime.tracer import context, passes, trees
 from autograph.runtime.tracer.casting import cast
 from autograph.runtime.tracer.compiler import compile_graph
@@ -134,7 +135,7 @@ def py_function(fn, args, result_spec):
     call.__name__ = name
     avals = [(s.shape, s.dtype, False) for s in specs]
     outs = context.emit("op", f"py_function[{call.__name__}]", call, args, {}, avals,
-                        effect=True, attrs={"multi": tuple} if multi else None)
+                        effect=True, attrs={"multi": tuple, "host": fn} if multi else {"host": fn})
     return tuple(outs) if multi else outs[0]
 
 
@@ -158,8 +159,10 @@ class ConcreteFunction:
     """One traced graph of an `autograph.function`, compiled for numpy.
     Call it with arguments of the signature it was traced for."""
 
-    def __init__(self, name, graph, output_tree, arg_names, static=None, held=()):
+    def __init__(self, name, graph, output_tree, arg_names, static=None, held=(), captured=None):
         self.name = name
+        # What the trace read outside its arguments (captured_state.CapturedState), or None.
+        self.captured = captured
         # The arguments' Python values (numbers, strings, ...), which the
         # trace took as constants; arrays as _ARRAY. (`held`: the objects
         # `static` names by id(), kept alive so that no other takes their id.)
@@ -182,6 +185,10 @@ class ConcreteFunction:
         """Runs the graph; the arguments must be of the signature it was
         traced for: arrays of the placeholders' dtypes and shapes, the same
         Python values."""
+        stale = self.stale()
+        if stale is not None:
+            raise TracingError(f"{self.name} was traced when '{stale}' held another value (it is read as a "
+                               "constant by the graph); call the autograph.function itself, which traces again")
         if self._static is not None and _static_key((args, kwargs)) != self._static:
             raise TypeError(f"{self.name} was traced for other Python values or argument structure than "
                             "these; call the autograph.function itself, which traces again for new ones")
@@ -196,6 +203,12 @@ class ConcreteFunction:
                 raise TypeError(f"argument '{p.name}' of {self.name} is {got}, the graph was traced for "
                                 f"{format_type(p)}")
         return self._call_leaves(*leaves)
+
+    def stale(self):
+        """The name of what the trace read outside the arguments and is
+        now changed (a global, an attribute, an array written in place), or
+        None while the graph is the program eager code would run."""
+        return None if self.captured is None else self.captured.changed()
 
     def _call_tree(self, *leaves):
         results = self._fn(*leaves)
@@ -235,9 +248,16 @@ def _trace(name, python_function, args, kwargs, arg_names):
         symbolic_args.append(_with_placeholders(value, arg_name, make))
     symbolic_kwargs = {k: _with_placeholders(v, k, make) for k, v in kwargs.items()}
     del placeholders
+    functions, roots = captured_state.roots(name, python_function, args, kwargs, arg_names)
+    inputs = captured_state.array_inputs(_array_leaves((args, kwargs)))
+    before = captured_state.CapturedState(functions, roots, inputs, check=False)
     context.push_graph(graph)
     try:
-        result = python_function(*symbolic_args, **symbolic_kwargs)
+        with recording_errors() as raised:
+            result = python_function(*symbolic_args, **symbolic_kwargs)
+        error = swallowed(raised)
+        if error is not None:
+            raise error
         if isinstance(result, _LAZY_RESULTS):
             raise TracingError(
                 f"{name} returned a {type(result).__name__} while it was traced: a generator (or coroutine) "
@@ -246,6 +266,23 @@ def _trace(name, python_function, args, kwargs, arg_names):
                 "trace a function that iterates the generator and returns what it needs")
     finally:
         context.pop_graph(graph)
+    captured_state.check_no_leaks(name, functions, roots)
+    # (What py_function calls when the graph runs reads its state then: not captured.)
+    hosts = [node.attrs["host"] for node in graph.walk() if "host" in node.attrs]
+    captured = captured_state.CapturedState(functions, roots, inputs, hosts)
+    drawn = captured.drawn_since(before)
+    if drawn is not None:
+        raise TracingError(
+            f"{name} drew random numbers from {drawn} while it was traced: the graph would return the "
+            "numbers of the trace on every call, where eager code draws new ones. Draw them outside the "
+            "function and pass them as arguments, or draw them in autograph.py_function")
+    written = captured.written_since(before)
+    if written is not None:
+        raise TracingError(
+            f"{name} wrote into the numpy array '{written}' in place while it was traced, an array that "
+            "outlives the call (a global, a closure's variable or an argument's attribute): the traced "
+            "graph would not write into it again when it runs. Pass the array as an argument and return "
+            "the new value (or write into a copy made inside the function)")
     outputs = []
 
     def collect(leaf):
@@ -259,7 +296,8 @@ def _trace(name, python_function, args, kwargs, arg_names):
     if tree is _OUT:
         tree = None
     held = []
-    return ConcreteFunction(name, graph, tree, arg_names, _static_key((args, kwargs), held), held)
+    return ConcreteFunction(name, graph, tree, arg_names, _static_key((args, kwargs), held), held,
+                            captured or None)
 
 
 _ARRAY = object()
@@ -323,7 +361,7 @@ def _set_run_eagerly(enabled):
         _run_eagerly.clear()
 
 
-def _make_entry(args, call, used):
+def _make_entry(args, call, used, stale=None):
     """`__call__` for a TracedFunction: runs `call` directly when the
     arguments have the types (and for arrays the shapes and dtypes) of
     `args`, no keywords, no thread is tracing and functions do not run
@@ -344,6 +382,9 @@ def _make_entry(args, call, used):
     params = "".join(f"{n}=_MISSING, " for n in names)
     passed = ", ".join(names)
     checks = tests + ["not rest", "not kwargs", "not _tracing", "not _eagerly"]
+    if stale is not None:   # the graph read state outside its arguments: unchanged?
+        namespace["_stale"] = stale
+        checks.append("_stale() is None")
     source = (f"def __call__(self, {params}/, *rest, **kwargs):\n"
               f"    if {' and '.join(checks)}:\n"
               f"        _used[0] = True\n"
@@ -448,12 +489,12 @@ class TracedFunction:
                 cache_key = self._fast_keys.get(key)
                 if cache_key is not None:
                     concrete = self._cache.get(cache_key)
-                    if concrete is not None:
+                    if concrete is not None and (concrete.captured is None or concrete.stale() is None):
                         return concrete._call_leaves(*args)
                 return self._slow_call(args, {}, key)
         return self._slow_call(args, {}, None)
 
-    def _remember(self, fast_key, args, cache_key, call):
+    def _remember(self, fast_key, args, cache_key, concrete):
         """Caches `cache_key` for calls whose arguments have the types, shapes
         and dtypes of `args`, and makes `call` the fast entry: the latest
         signature is checked first, with a few `is` tests, in `__call__`."""
@@ -467,7 +508,8 @@ class TracedFunction:
                 # A class of its own, whose `__call__` checks the latest signature.
                 cls = self.__class__ = type("TracedFunction", (TracedFunction,),
                                             {"__module__": __name__, "__qualname__": "TracedFunction"})
-            cls.__call__ = _make_entry(args, call, used)
+            cls.__call__ = _make_entry(args, concrete._call_leaves, used,
+                                       None if concrete.captured is None else concrete.stale)
 
     def _slow_call(self, args, kwargs, fast_key):
         if context.active():
@@ -481,11 +523,11 @@ class TracedFunction:
             concrete = self._signature_concrete()
             inputs = self._signature_inputs(args)
             if fast_key is not None and all(x is y for x, y in zip(inputs, args)):
-                self._remember(fast_key, args, _SIGNATURE_KEY, concrete._call_leaves)
+                self._remember(fast_key, args, _SIGNATURE_KEY, concrete)
             return concrete._call_leaves(*inputs)
         cache_key, concrete = self._lookup(args, kwargs)
         if fast_key is not None:
-            self._remember(fast_key, args, cache_key, concrete._call_leaves)
+            self._remember(fast_key, args, cache_key, concrete)
         return concrete._call_leaves(*_array_leaves((args, kwargs)))
 
     def _bind(self, args, kwargs):
@@ -514,7 +556,7 @@ class TracedFunction:
         key = tuple(signature_key(a, held) for a in args)
         if kwargs:
             key += (tuple((k, signature_key(v, held)) for k, v in sorted(kwargs.items())),)
-        concrete = self._cache.get(key)
+        concrete = self._fresh(key)
         if concrete is not None:
             return key, concrete
         if self.reduce_retracing:
@@ -526,6 +568,7 @@ class TracedFunction:
                     general = key
                 self._general[relaxed] = general
             if general != key:
+                self._fresh(general)
                 return general, self._cache.get_or_trace(
                     general, lambda: self._trace_generalized(general, args, kwargs), held)
         return key, self._cache.get_or_trace(key, lambda: self._trace(key, args, kwargs), held)
@@ -540,7 +583,22 @@ class TracedFunction:
         args, kwargs = trees.map_leaves(spec, (args, kwargs))
         return self._trace(general, args, kwargs)
 
+    def _fresh(self, key):
+        """The graph cached for `key` if the state it read outside its
+        arguments is unchanged; a graph for which it changed is dropped
+        (the call traces again, as eager code reads the new state)."""
+        concrete = self._cache.get(key)
+        if concrete is None or concrete.captured is None:
+            return concrete
+        changed = concrete.stale()
+        if changed is None:
+            return concrete
+        self._cache.discard(key, concrete)
+        logger.debug("autograph.function %r traces again: %r changed since it was traced", self.__name__, changed)
+        return None
+
     def _signature_concrete(self):
+        self._fresh(_SIGNATURE_KEY)
         return self._cache.get_or_trace(
             _SIGNATURE_KEY, lambda: self._trace(None, tuple(self.input_signature), {}))
 

@@ -4,7 +4,9 @@ Converted code is compiled with the user's own file name and line numbers,
 so the innermost frame outside this package is the user's statement.
 """
 
+import contextlib
 import sys
+import threading
 import types
 import weakref
 
@@ -15,6 +17,9 @@ __all__ = [
     "TracingError",
     "UndefinedOutputError",
     "note_unconverted",
+    "raised_at",
+    "recording_errors",
+    "swallowed",
     "unconverted_note",
     "user_location",
 ]
@@ -29,6 +34,53 @@ class AutographError(Exception):
 
 class TracingError(AutographError):
     """Base class of the errors a backend raises while tracing."""
+
+    def __init__(self, *args):
+        # (BaseException.__new__ has set `args`; no super() call, which torch's dynamo cannot trace.)
+        recorders = _recorders.stack
+        if recorders:
+            recorders[-1].append(self)
+
+
+class _Recorders(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_recorders = _Recorders()
+
+
+@contextlib.contextmanager
+def recording_errors():
+    """Collects the TracingErrors created in this thread inside (a list),
+    for `swallowed`: a trace must not complete after user code caught one."""
+    found = []
+    _recorders.stack.append(found)
+    try:
+        yield found
+    finally:
+        _recorders.stack.pop()
+
+
+def swallowed(errors):
+    """The first of `errors` (TracingErrors that `recording_errors` collected)
+    that was raised and then caught outside this package (by the user's
+    `try`/`except`, or a `return` in `finally`), with a note naming where
+    it was caught; None if there is none. (The head of an error's traceback
+    is the frame that caught it.)"""
+    for error in errors:
+        tb = error.__traceback__
+        if tb is None or tb.tb_frame.f_globals.get("__name__", "").startswith(_PACKAGE):
+            continue
+        code = tb.tb_frame.f_code
+        error.add_note(
+            f"autograph: this error was raised while tracing and caught by a `try` statement at "
+            f"{code.co_filename}:{tb.tb_lineno} (in {code.co_name}), an `except` clause or a `return` in "
+            "`finally`; the trace went on without what raised it, so its graph would not be the program "
+            "the function runs eagerly. Let the error propagate (catch narrower exceptions than "
+            "Exception or TypeError around traced values), and fix what it says")
+        return error
+    return None
 
 
 class UndefinedOutputError(TracingError):
@@ -74,6 +126,17 @@ def user_location(depth=1):
     if frame is None:
         return "<unknown>"
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def raised_at(error):
+    """'file:line' of the innermost frame of `error`'s traceback that is not
+    this package's code (where the user's code raised it), or None."""
+    found, tb = None, error.__traceback__
+    while tb is not None:
+        if not tb.tb_frame.f_globals.get("__name__", "").startswith(_PACKAGE):
+            found = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
 
 
 # Why code runs unconverted. The pipeline notes each function that converted

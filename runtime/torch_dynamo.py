@@ -198,6 +198,40 @@ def _probe(fn, *args):
         _probing(-1)
 
 
+def _objects_made_here():
+    """The class names of the user objects created in the graph that dynamo
+    builds now (not this package's, not torch's): trace-time state."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    from torch._dynamo.variables.base import AttributeMutationNew
+    side_effects = InstructionTranslator.current_tx().output.side_effects
+    names = []
+    for var in side_effects.id_to_variable.values():
+        cls = getattr(var, "value_type", None)
+        module = getattr(cls, "__module__", "") or ""
+        if isinstance(var.mutation_type, AttributeMutationNew) and cls is not None \
+                and not module.startswith((_PACKAGE, "torch")) and cls.__qualname__ not in names:
+            names.append(cls.__qualname__)
+    return names
+
+
+_objects_made_here._dynamo_marked_constant = True
+
+
+def _refuse_objects_made_here(what, loc):
+    """Torch 2.13's dynamo loses the attribute writes made, after it traces a
+    torch.cond or a while_loop, to an object created inside the compiled
+    function (reads see the value from before the statement; docs/pytorch.md
+    has a repro without autograph): refused rather than a wrong result."""
+    names = _objects_made_here()
+    if names:
+        raise errors.TracingError(
+            f"{what} ({loc}) becomes a torch.cond or while_loop under torch.compile, and the compiled "
+            f"function creates an object of class {names[0]}: torch "
+            f"{tb.torch.__version__}'s dynamo loses the attribute writes made to such an object after that "
+            "statement (docs/pytorch.md), which would give a wrong result. Create the object outside the "
+            "compiled function and pass it in, or keep the values in variables or a dict")
+
+
 def stage_cond(backend, pred, branches):
     """`torch.cond`, after a probe of both branches settles their plan."""
     torch = tb.torch
@@ -212,6 +246,7 @@ def stage_cond(backend, pred, branches):
         branches.settle()
     if _probing(0):
         return branches.outputs(0)
+    _refuse_objects_made_here(branches.what, branches.loc)
     plan, mutated, grad = list(branches.plan), memo["mutated"], torch.is_grad_enabled()
 
     def branch(k):
@@ -248,6 +283,7 @@ def stage_loop(backend, loop):
         raise Retry
     if _probing(0):
         return loop.init()
+    _refuse_objects_made_here(loop.what, loop.loc)
     mutated, grad = memo["mutated"], torch.is_grad_enabled()
 
     def cond_fn(*carry):

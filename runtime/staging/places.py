@@ -38,16 +38,17 @@ change in objects the block cannot reach.
 Nothing of this runs for Python values: it is for staged statements only.
 """
 
+import contextlib
 import types
 
 import numpy as np
 from autograph.runtime.backends import backend_of, unchanged
-from autograph.runtime.errors import TracingError, user_location
+from autograph.runtime.errors import TracingError, raised_at, user_location
 from autograph.runtime.staging import errors
 from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
 
-__all__ = ["cond", "loop"]
+__all__ = ["cond", "leaks", "loop"]
 
 _MISSING = object()
 _LIMIT = 5000  # containers recorded per statement; objects past it are not followed
@@ -110,19 +111,74 @@ def _instance_dict(obj):
     try:
         attributes = object.__getattribute__(obj, "__dict__")
     except AttributeError:
+        attributes = None
+    if attributes is not None and type(attributes) is not dict:
         return None
-    return attributes if type(attributes) is dict else None
+    slots = _slot_names(type(obj))
+    if not slots:
+        return attributes
+    # The attributes of an object with `__slots__`: its slots (set ones only) and its `__dict__` if any.
+    found = dict(attributes or {})
+    for name in slots:
+        value = _slot_get(obj, name)
+        if value is not _MISSING:
+            found[name] = value
+    return found
+
+
+def _slot_names(cls):
+    """The names of the slots that `cls` and its bases declare (`__slots__`)."""
+    names = []
+    for klass in cls.__mro__:
+        declared = klass.__dict__.get("__slots__", ())
+        for name in (declared,) if isinstance(declared, str) else declared:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{klass.__name__.lstrip('_')}{name}"   # a private name, mangled
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def _slot_get(obj, name):
+    try:
+        return object.__getattribute__(obj, name)
+    except AttributeError:
+        return _MISSING
+
+
+def _attributes_now(obj):
+    return _instance_dict(obj) if _slot_names(type(obj)) else object.__getattribute__(obj, "__dict__")
+
+
+def _set_attribute(obj, name, value):
+    """Sets (or, for _MISSING, deletes) an attribute as `Recorded` saw it: a slot or an item of `__dict__`."""
+    if name in _slot_names(type(obj)):
+        if value is _MISSING:
+            if _slot_get(obj, name) is not _MISSING:
+                object.__delattr__(obj, name)
+        else:
+            object.__setattr__(obj, name, value)
+        return
+    attributes = object.__getattribute__(obj, "__dict__")
+    if value is _MISSING:
+        attributes.pop(name, None)
+    else:
+        attributes[name] = value
 
 
 class Recorded:
     """The places reachable from a block, as they are now."""
 
-    def __init__(self, functions, roots):
+    def __init__(self, functions, roots, skip=()):
         self.cells = []       # (cell, name, contents or _MISSING)
         self.containers = {}  # id -> (kind, obj, name, snapshot)
         self.order = []
+        self.large = []       # (array, name): writeable arrays too large to copy, made read-only while blocks run
+        self.names = []       # (namespace, name, value): the globals (and user modules' attributes) named
         pending = []
-        seen_cells, seen_functions = set(), set()
+        seen_cells, seen_functions = set(), {id(fn) for fn in skip}   # `skip`: functions not followed
         # The block's functions, and the user functions they can call
         # (found in their cells and globals): what those change counts too.
         functions = [fn for fn in functions if fn is not None]
@@ -140,9 +196,12 @@ class Recorded:
                 contents = _cell_get(cell)
                 self.cells.append((cell, name, contents))
                 found.append((name, contents))
-            for name in _global_names(code):
+            names = _global_names(code)
+            for name in names:
                 if name in fn.__globals__:
                     found.append((name, fn.__globals__[name]))
+                    self.names.append((fn.__globals__, name, fn.__globals__[name]))
+            found.extend(_module_attributes(found, names, self.names))
             for name, value in found:
                 if type(value) is types.MethodType:
                     pending.append((name, value.__self__))
@@ -156,7 +215,7 @@ class Recorded:
         self._walk(pending)
 
     def __bool__(self):
-        return bool(self.cells or self.containers)
+        return bool(self.cells or self.containers or self.large)
 
     def _walk(self, pending):
         pending.reverse()
@@ -172,6 +231,8 @@ class Recorded:
                 children = [(f"{name}[{i}]", v) for i, v in enumerate(obj) if type(v) not in _LEAVES]
             elif type(obj) is np.ndarray:
                 if obj.size > _ARRAY_LIMIT:
+                    if obj.flags.writeable and all(a is not obj for a, _ in self.large):
+                        self.large.append((obj, name))
                     continue
                 self.containers[id(obj)] = ("array", obj, name, obj.copy())
                 self.order.append(id(obj))
@@ -195,6 +256,29 @@ class Recorded:
             self.containers[id(obj)] = (kind, obj, name, snapshot)
             self.order.append(id(obj))
             pending.extend(reversed(children))
+
+    @contextlib.contextmanager
+    def frozen(self):
+        """Runs a block with the arrays too large to record read-only: a
+        block that writes into one raises an error naming it, where the
+        staging would otherwise miss the change."""
+        for array, _ in self.large:
+            array.flags.writeable = False
+        try:
+            yield
+        except ValueError as e:
+            if self.large and "read-only" in str(e):
+                names = ", ".join(f"'{name}'" for _, name in self.large)
+                where = raised_at(e) or user_location()
+                raise TracingError(
+                    f"staged code writes into a numpy array ({names}) in place ({where}), an array "
+                    f"of over {_ARRAY_LIMIT} elements, which staging does not record: compute the new value "
+                    "into a variable of the branch or loop instead (for example with np.where), or pass the "
+                    "array as an argument and return the new one") from e
+            raise
+        finally:
+            for array, _ in self.large:
+                array.flags.writeable = True
 
     def is_recorded(self, obj):
         entry = self.containers.get(id(obj))
@@ -220,7 +304,7 @@ class Recorded:
                 if _array_changed(obj, snapshot):
                     found.append(Place("array", obj, None, name))
                 continue
-            now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
+            now = obj if kind == "item" else _attributes_now(obj)
             for k in list(snapshot) + [k for k in now if k not in snapshot]:
                 if now.get(k, _MISSING) is not snapshot.get(k, _MISSING):
                     label = f"{name}[{k!r}]" if kind == "item" else f"{name}.{k}"
@@ -245,6 +329,12 @@ class Recorded:
             if kind == "array":
                 if _array_changed(obj, snapshot):
                     obj[...] = snapshot
+                continue
+            if kind == "attr" and _slot_names(type(obj)):
+                now = _attributes_now(obj)
+                for k in list(now) + [k for k in snapshot if k not in now]:
+                    if now.get(k, _MISSING) is not snapshot.get(k, _MISSING):
+                        _set_attribute(obj, k, snapshot.get(k, _MISSING))
                 continue
             now = obj if kind == "item" else object.__getattribute__(obj, "__dict__")
             if now.keys() != snapshot.keys() or any(now[k] is not v for k, v in snapshot.items()):
@@ -277,11 +367,30 @@ class Recorded:
         elif place.kind == "array":
             return place.holder.copy()
         else:
-            now = place.holder if place.kind == "item" else object.__getattribute__(place.holder, "__dict__")
+            now = place.holder if place.kind == "item" else _attributes_now(place.holder)
             value = now.get(place.index, _MISSING)
         if value is _MISSING:
             return Undefined(place.name)
         return Ref(value) if self.is_recorded(value) else value
+
+
+def leaks(functions, roots, is_traced):
+    """The places reachable from `functions` (their cells and globals, and
+    the user functions these name) and from `roots` ((name, value) pairs)
+    that hold a value for which `is_traced` is true: [(label, value)]."""
+    recorded = Recorded(functions, roots)
+    found = []
+    for _, name, contents in recorded.cells:
+        if is_traced(contents):
+            found.append((name, contents))
+    for key in recorded.order:
+        kind, obj, name, snapshot = recorded.containers[key]
+        if kind in ("list", "tuple"):
+            found.extend((f"{name}[{i}]", v) for i, v in enumerate(obj) if is_traced(v))
+        elif kind in ("item", "attr"):
+            label = "{}[{!r}]" if kind == "item" else "{}.{}"
+            found.extend((label.format(name, k), v) for k, v in snapshot.items() if is_traced(v))
+    return found
 
 
 def put(place, value, where=None):
@@ -307,11 +416,13 @@ def put(place, value, where=None):
     if place.kind == "cell":
         _cell_set(place.holder, _MISSING if type(value) is Undefined else value)
         return
-    target = place.holder if place.kind == "item" else object.__getattribute__(place.holder, "__dict__")
+    if place.kind == "attr":
+        _set_attribute(place.holder, place.index, _MISSING if type(value) is Undefined else value)
+        return
     if type(value) is Undefined:
-        target.pop(place.index, None)
+        place.holder.pop(place.index, None)
     else:
-        target[place.index] = value
+        place.holder[place.index] = value
 
 
 def _array_changed(array, snapshot):
@@ -359,6 +470,27 @@ def _global_names(code):
     return names
 
 
+def _module_attributes(found, names, bound):
+    """(`module.name`, value) for the user modules in `found` and the names
+    the code uses as attributes (`config.weights`): what another module's
+    globals hold that the code can reach, following modules in modules."""
+    attributes, seen = [], set()
+    pending = [(n, v) for n, v in found if type(v) is types.ModuleType]
+    while pending:
+        prefix, module = pending.pop()
+        if id(module) in seen or (module.__name__ or "").startswith(_LIBRARIES):
+            continue
+        seen.add(id(module))
+        for name in names:
+            value = module.__dict__.get(name, _MISSING)
+            if value is _MISSING:
+                continue
+            label = f"{prefix}.{name}"
+            bound.append((module.__dict__, name, value))
+            (pending if type(value) is types.ModuleType else attributes).append((label, value))
+    return attributes
+
+
 def _params(fn):
     if fn is None:
         return ()
@@ -391,7 +523,11 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
         def wrap(fn, carried=carried):
             def run(*ops):
                 try:
-                    result = unchanged(ops, count) if fn is None else fn(*ops)
+                    if fn is not None:
+                        with recorded.frozen():
+                            result = fn(*ops)
+                    else:
+                        result = unchanged(ops, count)
                     result = tuple(recorded.as_state(v) for v in normalize(result, count, "branch"))
                     if _merge_found(found, recorded.changed()):
                         raise More
@@ -455,16 +591,21 @@ def loop(stage, test, body, state, names, for_item=False):
         def wrapped_test(*s, width=width):
             try:
                 enter(s[count:width])
-                return test(*_unref_each(s[:count]))
+                with recorded.frozen():
+                    return test(*_unref_each(s[:count]))
             finally:
                 recorded.restore()
 
-        def wrapped_body(*args, carried=carried, width=width, flag=flag, by_ref=by_ref):
+        body_places = []   # (the places' values as the body got them, as it left them)
+
+        def wrapped_body(*args, carried=carried, width=width, flag=flag, by_ref=by_ref, body_places=body_places):
             item, s = (args[:1], args[1:]) if for_item else ((), args)
             try:
                 enter(s[count:width])
                 before = _unref_each(s[:count])
-                result = normalize(body(*item, *before), count, "loop body")
+                with recorded.frozen():
+                    result = body(*item, *before)
+                result = normalize(result, count, "loop body")
                 moved = {k for k in by_ref if result[k] is not before[k]}
                 if moved:  # the body rebinds the variable: it travels as its contents
                     rebound.update(moved)
@@ -474,6 +615,7 @@ def loop(stage, test, body, state, names, for_item=False):
                                         if p.key not in {c.key for c in carried}]):
                     raise More
                 values = tuple(recorded.get(p) for p in carried)
+                body_places[:] = [s[count:width], values]
             finally:
                 recorded.restore()
             return pack(result + values + (True,) * len(flag), width + len(flag))
@@ -488,7 +630,12 @@ def loop(stage, test, body, state, names, for_item=False):
         if out is NotImplemented:
             return out
         out = _unref_each(out)
-        for place, value in zip(carried, out[count:width], strict=True):
+        # A place the body leaves as it found it keeps its value from before the loop (not the
+        # loop's output: a traced value that would stay in a Python object after the trace).
+        ins, outs = body_places if body_places else ((), ())
+        for i, (place, value) in enumerate(zip(carried, out[count:width], strict=True)):
+            if i < len(outs):
+                value = _unchanged_kept(entry[i], ins[i], outs[i], value)
             put(place, value, where)
         if flagged:
             before = tuple(state) + entry
@@ -499,6 +646,17 @@ def loop(stage, test, body, state, names, for_item=False):
                 _check_ran(out[width], bound, where)
         return out[:count]
     raise errors.loop_does_not_settle("a loop", where)
+
+
+def _unchanged_kept(entry, given, left, out):
+    """`out` (a place's value after the loop), with the parts that the body
+    left as it was given (`left is given`) replaced by their `entry` value."""
+    if left is given:
+        return entry
+    if type(left) is list and type(given) is list and type(entry) is list and type(out) is list \
+            and len(left) == len(given) == len(entry) == len(out):
+        return [_unchanged_kept(e, g, v, o) for e, g, v, o in zip(entry, given, left, out, strict=True)]
+    return out
 
 
 def _check_ran(ran, bound, where):

@@ -427,6 +427,26 @@ def object_updated_in_loops(xp):
     return f
 
 
+class SlottedCounter:
+    __slots__ = ("value",)   # staging sees slots as it sees a __dict__
+
+
+def slotted_object_updated(xp):
+    def f(n, x):
+        v = SlottedCounter()
+        v.value = x * 0
+        if x > 1:
+            v.value = v.value + x
+        else:
+            v.value = v.value - x
+        i = 0
+        while i < n:
+            v.value = v.value + 1.5
+            i += 1
+        return v.value
+    return f
+
+
 def names_first_bound_in_loops(xp):
     def f(n, x):
         i = 0
@@ -528,6 +548,7 @@ PROGRAMS = [
     (object_updated_in_branches, SCALARS),
     (changed_in_a_called_function, SCALARS),
     (object_updated_in_loops, COUNTS),
+    (slotted_object_updated, COUNTS),
     (names_first_bound_in_loops, POSITIVE_COUNTS),
     (item_first_set_in_loop, POSITIVE_COUNTS),
     (containers_rebound_in_loop, COUNTS),

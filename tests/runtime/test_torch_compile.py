@@ -371,3 +371,64 @@ def test_strict_export(f, argsets):
     exported = torch.export.export(Converted(f), argsets[0], strict=True)
     for args in argsets:
         assert_same(f(*args), exported.module()(*args))
+
+
+# objects created inside the compiled function -------------------------------------
+
+class Box:
+    pass
+
+
+def box_written_after_a_cond(x):
+    b = Box()
+    b.v = x
+    if x.sum() > 0:
+        y = x + 1
+    else:
+        y = x - 1
+    b.v = y * 2
+    return b.v
+
+
+def box_written_in_a_loop_and_after(x):
+    b = Box()
+    b.n = 0
+    while x.sum() < 10:
+        x = x * 2
+        b.n += 1
+    b.v = x * b.n
+    return b.v
+
+
+def plain_torch_box_after_cond(x):
+    b = Box()
+    b.v = x
+    y = torch.cond(x.sum() > 0, lambda v: v + 1, lambda v: v - 1, (x,))
+    b.v = y * 2
+    return b.v
+
+
+def test_torch_loses_attribute_writes_after_a_cond_on_an_object_made_in_the_frame():
+    """torch's own behaviour, without autograph (the reason for the refusal
+    below; docs/pytorch.md). When this fails, torch has fixed it: drop
+    `_refuse_objects_made_here` in runtime/torch_dynamo.py."""
+    x = t(1.0, 1.0)
+    assert plain_torch_box_after_cond(x).tolist() == [4.0, 4.0]
+    assert compiled(plain_torch_box_after_cond)(x).tolist() == [1.0, 1.0]   # the write is lost
+
+
+@pytest.mark.parametrize("f", [box_written_after_a_cond, box_written_in_a_loop_and_after])
+def test_an_object_made_in_the_compiled_function_is_refused_in_fullgraph_mode(f):
+    with pytest.raises(torch._dynamo.exc.Unsupported) as info:
+        compiled(autograph.to_graph(f))(t(1.0, 1.0))
+    message = str(info.value)
+    assert "the compiled function creates an object of class Box" in message, message
+    assert "dynamo loses the attribute writes made to such an object after that statement" in message
+    assert f"{__file__}:{f.__code__.co_firstlineno + 3}" in message
+
+
+@pytest.mark.parametrize("f", [box_written_after_a_cond, box_written_in_a_loop_and_after])
+def test_an_object_made_in_the_compiled_function_runs_as_python_in_default_mode(f):
+    function = compiled(autograph.to_graph(f), fullgraph=False)
+    for x in (t(1.0, 1.0), t(-1.0, 20.0)):
+        assert_same(f(x), function(x))

@@ -1,6 +1,7 @@
 """cond / while_loop / for_loop through the runtime operators, with
 hand-written 'already converted' functions (as the transpiler emits them)."""
 
+import collections
 import inspect
 
 import autograph.runtime as ag__
@@ -392,25 +393,39 @@ def test_converted_asarray_through_the_call_hook_if_it_consults_the_backend():
     np.testing.assert_array_equal(g.run((y, z), {x: [1, 2]})[1], [1, 2])
 
 
-class _Slot:
-    __slots__ = ("value",)  # no __dict__: staging cannot see what is stored in it
-
-
 def test_escaping_branch_value_is_an_error():
-    leaked = _Slot()
+    leaked = collections.deque()  # a C container: staging cannot see what is stored in it
 
     def conv(x):
         def if_body():
             y = x + 1
-            leaked.value = y
+            leaked.append(y)
             return y
 
         def else_body():
             return x
         y = ag__.if_stmt(x > 0, if_body, else_body, (), ("y",))
-        return y + leaked.value
+        return y + leaked[0]
 
     with pytest.raises(tracer.ScopeError, match="used outside it"):
+        run(conv, np.float64(1.0))
+
+
+def test_attribute_of_a_slotted_object_set_in_one_branch_is_an_error():
+    class Slot:
+        __slots__ = ("value",)
+    leaked = Slot()
+
+    def conv(x):
+        def if_body():
+            leaked.value = x + 1
+            return x
+
+        def else_body():
+            return x
+        return ag__.if_stmt(x > 0, if_body, else_body, (), ("y",)) + leaked.value
+
+    with pytest.raises(UndefinedOutputError, match="'leaked.value' is defined in the true branch but not"):
         run(conv, np.float64(1.0))
 
 
