@@ -21,6 +21,8 @@ import threading
 
 import gast
 
+from autograph import builders
+
 __all__ = ["memoized", "Scope", "reads", "writes", "reads_and_writes", "Liveness",
            "definitely_assigned", "all_identifiers"]
 
@@ -238,7 +240,7 @@ def _declarations(body_nodes):
         elif isinstance(node, _FUNCTIONS + (gast.ClassDef, gast.Lambda) + _COMPREHENSIONS):
             continue
         else:
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(builders.children(node))
     return declared_global, declared_nonlocal
 
 
@@ -313,7 +315,7 @@ class Scope:
                     stack.extend(node.args.defaults + [d for d in node.args.kw_defaults if d])
                     stack.extend(getattr(node, "decorator_list", []))
                 continue
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(builders.children(node))
         return referenced
 
     def state_names(self, names):
@@ -466,7 +468,7 @@ def deleted(stmts):
             found.update(writes(node.name))
         if isinstance(node, _FUNCTIONS + (gast.ClassDef, gast.Lambda) + _COMPREHENSIONS):
             continue
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(builders.children(node))
     return found
 
 
@@ -528,7 +530,7 @@ def _test_writes(expr):
         elif isinstance(node, (gast.Lambda,) + _COMPREHENSIONS):
             continue
         else:
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(builders.children(node))
     return found
 
 

@@ -10,7 +10,7 @@ import gast
 
 __all__ = [
     "name", "store", "attr", "call", "const", "tuple_", "assign", "expr_stmt", "ret",
-    "function", "lambda_", "not_", "located", "params",
+    "function", "lambda_", "not_", "located", "params", "children",
 ]
 
 
@@ -124,5 +124,21 @@ def located(nodes, origin):
                 continue
             for field, value in position:
                 setattr(node, field, value)
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(children(node))
     return nodes
+
+
+def children(node):
+    """The child nodes of `node`, as a list: `gast.iter_child_nodes` without
+    its two generators and without the leaves that have no fields (`Load`,
+    operators), which no walk of the converters looks at. Tree walks are a
+    good part of conversion time."""
+    found = []
+    AST = gast.AST
+    for field in node._fields:
+        child = getattr(node, field, None)
+        if type(child) is list:
+            found.extend(c for c in child if isinstance(c, AST))
+        elif isinstance(child, AST) and child._fields:
+            found.append(child)
+    return found

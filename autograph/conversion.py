@@ -221,12 +221,12 @@ def _is_generator(node):
 
 
 def _walk_scope(node):
-    stack = list(gast.iter_child_nodes(node))
+    stack = builders.children(node)
     while stack:
         current = stack.pop()
         yield current
         if not isinstance(current, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
-            stack.extend(gast.iter_child_nodes(current))
+            stack.extend(builders.children(current))
 
 
 def convertible(node):
@@ -266,7 +266,7 @@ def _mangle_private_names(node, qualname):
             if isinstance(child, gast.ClassDef):
                 stack.extend(child.bases + child.keywords + child.decorator_list)
                 continue  # its body is mangled with its own name by the compiler
-        stack.extend(gast.iter_child_nodes(child))
+        stack.extend(builders.children(child))
 
 
 def _rewrite_super(node):
@@ -361,13 +361,19 @@ def convert_tree(node, ctx):
 def _fill_empty_blocks(tree):
     """Lowering can empty a block (an `except` clause that only held a
     `continue`); Python needs a statement there."""
-    for node in gast.walk(tree):
+    stack = [tree]
+    while stack:  # statements only: expressions hold no blocks
+        node = stack.pop()
         body = getattr(node, "body", None)
         if isinstance(body, list) and not body and not isinstance(node, gast.Module):
             node.body = [builders.located(gast.Pass(), node)]
         finalbody = getattr(node, "finalbody", None)
         if isinstance(node, gast.Try) and not node.handlers and not finalbody:
             node.finalbody = [builders.located(gast.Pass(), node)]
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, field, None)
+            if type(block) is list:
+                stack.extend(block)
 
 
 def _compile(node, f, filename, ag, sites=()):

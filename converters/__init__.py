@@ -21,7 +21,9 @@ one function at a time (its nested functions first), in this order:
                             check that the deciding value is a Python value
                             (on a copy: `to_code` shows the tree before it)
 
-`jumps` holds what the three jump lowerings share.
+`jumps` holds what the three jump lowerings share; `base` the transformer
+base of the tree-walking passes (nested functions and classes left to
+their own conversion, `transform(node, ctx)` over the function's body).
 
 Annotations that passes leave on nodes for later ones (plain attributes,
 read with `getattr(node, name, default)`):

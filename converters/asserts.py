@@ -7,6 +7,7 @@ The message is a lambda, evaluated only when the assertion fails. Under
 """
 
 import gast
+from autograph.converters import base
 
 from autograph import builders
 from autograph.analysis import deferrable
@@ -14,14 +15,7 @@ from autograph.analysis import deferrable
 __all__ = ["transform"]
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+class _Transformer(base.Transformer):
 
     def visit_Assert(self, node):
         if not __debug__:
@@ -29,11 +23,8 @@ class _Transformer(gast.NodeTransformer):
         if node.msg is not None and not deferrable(node.msg):
             return node
         args = [node.test] + ([builders.lambda_(node.msg)] if node.msg is not None else [])
-        call = builders.call(builders.attr(self.ctx.ag, "assert_stmt"), *args)
+        call = self.operator("assert_stmt", *args)
         return builders.located(builders.expr_stmt(call), node)
 
 
-def transform(node, ctx):
-    transformer = _Transformer(ctx)
-    node.body = [transformer.visit(stmt) for stmt in node.body]
-    return node
+transform = _Transformer.transform

@@ -16,7 +16,7 @@ plain statements after the loop.
 """
 
 import gast
-from autograph.converters import jumps
+from autograph.converters import base, jumps
 from autograph.converters.return_statements import stop_when
 
 from autograph import builders
@@ -31,15 +31,7 @@ def _is_break(stmt):
     return isinstance(stmt, gast.Break)
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node  # nested functions are converted on their own
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
-
+class _Transformer(base.Transformer):
     def visit_While(self, node):
         self.generic_visit(node)
         return self._loop(node)
@@ -83,17 +75,4 @@ def _move_test_into_body(loop):
     loop.test = builders.located(builders.const(True), loop.test)
 
 
-def transform(node, ctx):
-    node.body = [_Transformer(ctx).visit(stmt) for stmt in node.body]
-    node.body = _flatten(node.body)
-    return node
-
-
-def _flatten(stmts):
-    result = []
-    for stmt in stmts:
-        if isinstance(stmt, list):
-            result.extend(stmt)
-        else:
-            result.append(stmt)
-    return result
+transform = _Transformer.transform

@@ -12,20 +12,15 @@ so evaluation order is Python's. Calls to other builtins (`str`, `list`,
 import builtins
 
 import gast
+from autograph.converters import base
 
 from autograph import builders
 
 __all__ = ["transform"]
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+class _Transformer(base.Transformer):
+    expressions = True
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -34,7 +29,7 @@ class _Transformer(gast.NodeTransformer):
             return node
         if isinstance(func, gast.Name) and self._plain_builtin(func.id):
             return node
-        node.func = builders.located(builders.call(builders.attr(self.ctx.ag, "call"), func), func)
+        node.func = builders.located(self.operator("call", func), func)
         return node
 
     def _plain_builtin(self, identifier):
@@ -44,7 +39,4 @@ class _Transformer(gast.NodeTransformer):
                 and identifier not in self.ctx.scope.locals and identifier not in self.ctx.globals)
 
 
-def transform(node, ctx):
-    transformer = _Transformer(ctx)
-    node.body = [transformer.visit(stmt) for stmt in node.body]
-    return node
+transform = _Transformer.transform

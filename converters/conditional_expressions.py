@@ -7,7 +7,8 @@ operands bind names (walrus), yield, await or inspect their frame stays as
 it is, since wrapping it in a lambda would change its meaning.
 """
 
-import gast
+
+from autograph.converters import base
 
 from autograph import builders
 from autograph.analysis import deferrable
@@ -15,25 +16,16 @@ from autograph.analysis import deferrable
 __all__ = ["transform"]
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+class _Transformer(base.Transformer):
+    expressions = True
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
         if not (deferrable(node.body) and deferrable(node.orelse)):
             return node
-        converted = builders.call(builders.attr(self.ctx.ag, "if_exp"), node.test,
+        converted = self.operator("if_exp", node.test,
                                    builders.lambda_(node.body), builders.lambda_(node.orelse))
         return builders.located(converted, node)
 
 
-def transform(node, ctx):
-    transformer = _Transformer(ctx)
-    node.body = [transformer.visit(stmt) for stmt in node.body]
-    return node
+transform = _Transformer.transform

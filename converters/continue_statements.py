@@ -21,7 +21,7 @@ flag does, and the rest of the body runs under `if not continue_:`:
 """
 
 import gast
-from autograph.converters import jumps
+from autograph.converters import base, jumps
 
 from autograph import builders
 
@@ -32,15 +32,7 @@ def _is_continue(stmt):
     return isinstance(stmt, gast.Continue)
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
-
+class _Transformer(base.Transformer):
     def visit_While(self, node):
         self.generic_visit(node)
         if not jumps.contains(node.body, _is_continue, into_loops=False):
@@ -75,6 +67,4 @@ def _drop_tail_continues(stmts):
     return stmts
 
 
-def transform(node, ctx):
-    node.body = [_Transformer(ctx).visit(stmt) for stmt in node.body]
-    return node
+transform = _Transformer.transform

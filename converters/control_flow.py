@@ -37,6 +37,7 @@ UnboundLocalError as Python would.
 import sys
 
 import gast
+from autograph.converters import base
 
 from autograph import analysis, builders
 
@@ -275,25 +276,32 @@ class _Converter:
         inputs = self._sorted(inputs)
         result = self._bind(inputs, flow, stmt)
 
-        if_body, if_flow = self._body_function(self.ctx.namer.helper("if_body"), inputs, stmt.body,
-                                               outputs, flow, stmt, keep_returns=returns)
-        result.append(if_body)
-        else_name = builders.const(None)
-        branch_flows = [if_flow]
-        if stmt.orelse or outputs:
-            else_fn = self.ctx.namer.helper("else_body")
-            else_body, else_flow = self._body_function(else_fn, inputs, stmt.orelse, outputs, flow,
-                                                       stmt.orelse[0] if stmt.orelse else stmt,
-                                                       keep_returns=returns)
-            result.append(else_body)
-            else_name = builders.name(else_fn)
-            branch_flows.append(else_flow)
-        else:
-            branch_flows.append(_Flow((), (), flow.assigned))
+        # A branch that leaves the state unchanged is passed as None (the
+        # operator's meaning), where the state is the outputs or there are
+        # none. A function that falls off its end after `if c: return v`
+        # returns None: that `else` is kept.
+        may_drop = not returns and (not outputs or inputs == outputs)
+        functions, branch_flows = [], []
+        for kind, branch in (("if_body", stmt.body), ("else_body", stmt.orelse)):
+            if not branch and may_drop:
+                functions.append(builders.const(None))
+                branch_flows.append(_Flow((), (), flow.assigned))
+                continue
+            origin = branch[0] if branch and kind == "else_body" else stmt
+            body, body_flow = self._body_function(self.ctx.namer.helper(kind), inputs, branch, outputs, flow,
+                                                  origin, keep_returns=returns)
+            if returns and not branch:
+                body.body = builders.located([builders.ret(builders.const(None))], origin)
+            branch_flows.append(body_flow)
+            if may_drop and _passes_through(body, outputs):
+                functions.append(builders.const(None))
+                continue
+            result.append(body)
+            functions.append(builders.name(body.name))
 
         names = ("return",) if returns else outputs
-        operator = builders.call(builders.attr(self.ag, "if_stmt"), test, builders.name(if_body.name),
-                                  else_name, builders.names_tuple(inputs), builders.strings_tuple(names))
+        operator = builders.call(builders.attr(self.ag, "if_stmt"), test, *functions,
+                                 builders.names_tuple(inputs), builders.strings_tuple(names))
         if returns:
             result.append(builders.ret(operator))
         elif outputs:
@@ -370,7 +378,7 @@ class _Converter:
         test_arg = builders.const(None)
         flags = getattr(stmt, "stop_flags", [])
         if flags:
-            test_fn = self.ctx.namer.helper("loop_test")
+            test_fn = self.ctx.namer.helper("extra_test")
             test_flow = _Flow(state, state, flow.assigned)
             conditions = [builders.call(builders.attr(self.ag, "not_"),
                                          self._wrap_reads(builders.name(f), test_flow))
@@ -462,9 +470,11 @@ _NESTED_COMPREHENSIONS = (gast.GeneratorExp,) if sys.version_info >= (3, 12) els
     gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
-class _ReadWrapper(gast.NodeTransformer):
+class _ReadWrapper(base.Transformer):
     """Wraps reads of `names` in ag__.ld (ag__.ld_free in nested scopes,
     where Python's error is the one of a free variable)."""
+
+    expressions = True
 
     def __init__(self, names, ag):
         self.names, self.ag = names, ag
@@ -504,11 +514,6 @@ class _ReadWrapper(gast.NodeTransformer):
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
-
 
 def _with_return(body):
     """ids of the statements of this scope that contain a `return`: one walk,
@@ -520,7 +525,7 @@ def _with_return(body):
         node = stack.pop()
         if isinstance(node, gast.Return):
             returns.append(node)
-        for child in gast.iter_child_nodes(node):
+        for child in builders.children(node):
             if isinstance(child, (gast.stmt, gast.excepthandler, gast.match_case)) and not \
                     isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
                 parent[id(child)] = node
@@ -531,6 +536,18 @@ def _with_return(body):
             found.add(id(node))
             node = parent.get(id(node))
     return found
+
+
+def _passes_through(function, outputs):
+    """True if body function `function` only returns its state `outputs`."""
+    body = [s for s in function.body if not isinstance(s, (gast.Global, gast.Nonlocal, gast.Pass))]
+    if not body:
+        return True
+    if len(body) != 1 or not isinstance(body[0], gast.Return) or not outputs:
+        return False
+    value = body[0].value
+    returned = [value] if isinstance(value, gast.Name) else getattr(value, "elts", None)
+    return returned is not None and [getattr(n, "id", None) for n in returned] == list(outputs)
 
 
 def _always_returns(stmts):
@@ -549,7 +566,7 @@ def _walk_same_scope(node):
     while stack:
         current = stack.pop()
         yield current
-        for child in gast.iter_child_nodes(current):
+        for child in builders.children(current):
             if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
                 stack.append(child)
 
@@ -567,7 +584,7 @@ def _first_appearance(node):
             if child.id not in order or position < order[child.id]:
                 order[child.id] = position
         rank += 1
-        stack.extend(reversed(list(gast.iter_child_nodes(child))))
+        stack.extend(reversed(builders.children(child)))
     return order
 
 

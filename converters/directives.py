@@ -12,6 +12,7 @@ options when it stages the loop. An option not in `OPTIONS` is an error
 """
 
 import gast
+from autograph.converters import base
 
 from autograph.errors import ConversionError
 
@@ -46,10 +47,7 @@ def _by_name(invariants, where):
                                       ctx=gast.Load()) for p in pairs], ctx=gast.Load())
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
+class _Transformer(base.Transformer):
     def _check(self, directive):
         where = f"cannot convert {self.ctx.qualname} ({self.ctx.filename}:{directive.lineno})"
         call = directive.value
@@ -65,11 +63,6 @@ class _Transformer(gast.NodeTransformer):
             if keyword.arg == "shape_invariants":
                 keyword.value = _by_name(keyword.value, where)
 
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
-
     def visit_While(self, node):
         self.generic_visit(node)
         directives = [s for s in node.body if _is_directive(s)]
@@ -83,7 +76,4 @@ class _Transformer(gast.NodeTransformer):
     visit_For = visit_While
 
 
-def transform(node, ctx):
-    transformer = _Transformer(ctx)
-    node.body = [transformer.visit(stmt) for stmt in node.body]
-    return node
+transform = _Transformer.transform

@@ -174,7 +174,7 @@ class _Inliner:
             body = body[:-1]
         self.depth += 1
         try:
-            return self.block(body) or [gast.Pass()]
+            return self.block(body)
         finally:
             self.depth -= 1
 
@@ -236,11 +236,12 @@ class _Inliner:
             gast.Compare(left=builders.name(name), ops=[gast.Is()], comparators=[builders.const(False)]),
         ])
 
-    def _hand_over(self, flag, stmt):
+    def _hand_over(self, flag, stmt, definitions=()):
         """Inside a fast loop: once `flag` is not a Python value, the operator
-        takes over from the current state; a false flag ends the loop."""
+        takes over from the current state (with the body functions
+        `definitions`, defined only then); a false flag ends the loop."""
         return [
-            gast.If(test=builders.not_(self._is_python(flag)), body=[stmt, gast.Break()], orelse=[]),
+            gast.If(test=builders.not_(self._is_python(flag)), body=[*definitions, stmt, gast.Break()], orelse=[]),
             gast.If(test=builders.not_(builders.name(flag)), body=[gast.Break()], orelse=[]),
         ]
 
@@ -248,26 +249,35 @@ class _Inliner:
 
     def if_stmt(self, stmt, call, definitions):
         cond = self.ctx.namer.helper("cond")
-        if_name, else_name = call.args[1], call.args[2]
         keep_return = isinstance(stmt, gast.Return)
-        if_body = self._inline(definitions[if_name.id], keep_return)
-        else_body = self._inline(definitions[else_name.id], keep_return) \
-            if isinstance(else_name, gast.Name) else []
-        fast = gast.If(test=builders.name(cond), body=if_body, orelse=else_body)
-        fallback = list(definitions.values())[::-1] + [self._with_first_arg(stmt, call, builders.name(cond))]
+        if_body, else_body = (self._inline(definitions[arg.id], keep_return) if isinstance(arg, gast.Name) else []
+                              for arg in call.args[1:3])
+        test, first = call.args[0], builders.name(cond)
+        if self._logical(test) == "not_":
+            # `if not v:` runs as `if v: <else> else: <body>`: one truth
+            # test, as Python's; a symbolic `v` goes on as `ag__.not_(v)`.
+            test, first = test.args[0], builders.call(builders.attr(self.ag, "not_"), builders.name(cond))
+            if_body, else_body = else_body, if_body
+        if if_body:
+            fast = gast.If(test=builders.name(cond), body=if_body, orelse=else_body)
+        else:  # `if not cond:` asks the value's truth once, as `if cond:` does
+            fast = gast.If(test=builders.not_(builders.name(cond)), body=else_body or [gast.Pass()], orelse=[])
+        fallback = list(definitions.values())[::-1] + [self._with_first_arg(stmt, call, first)]
         guarded = gast.If(test=self._is_python(cond), body=[fast], orelse=fallback)
-        return builders.located(self._compute(cond, call.args[0]) + [guarded], stmt)
+        return builders.located(self._compute(cond, test) + [guarded], stmt)
 
     def _own_names(self, stmt, call, functions):
         """Copies of the loop's body functions under names of their own, and
-        the operator statement calling them: the inlined body may define
-        helpers of its own loops in the same scope, which must not replace
-        these before a hand-over."""
+        the operator statement calling them: the inlined body defines the
+        helpers of its own statements (under the helper names) in the same
+        scope, which must not replace these before a hand-over."""
         renamed = {}
         for function in functions:
             if function is not None:
                 copy_ = copy.copy(function)
                 copy_.name = self.ctx.namer.new(function.name)
+                while copy_.name == function.name:  # never the helper name itself
+                    copy_.name = self.ctx.namer.new(function.name)
                 renamed[function.name] = copy_
         new_call = copy.copy(call)
         new_call.args = [builders.located(builders.name(renamed[a.id].name), a)
@@ -282,12 +292,11 @@ class _Inliner:
             # backend takes the loop over.
             return builders.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn, body_fn = definitions[call.args[0].id], definitions[call.args[1].id]
-        stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         cond = self.ctx.namer.helper("loop_cond")
         loop = gast.While(test=builders.const(True), orelse=[], body=(
-            self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, stmt)
+            self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, stmt, [test_fn, body_fn])
             + self._inline(body_fn, keep_return=False)))
-        return builders.located([test_fn, body_fn, loop], stmt)
+        return builders.located([loop], stmt)
 
     def for_stmt(self, stmt, call, definitions):
         if _sets_option(call, 5, "unroll"):
@@ -295,34 +304,88 @@ class _Inliner:
             return builders.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn = definitions.get(getattr(call.args[1], "id", None))
         body_fn = definitions[call.args[2].id]
-        stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
+        if test_fn is not None:  # defined before the loop: see the hand-over
+            stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         iterable = self.ctx.namer.helper("iterable")
         item = body_fn.args.args[0].id
         body = self._inline(body_fn, keep_return=False)
-        check = self._is_python(iterable)
+        check = builders.call(builders.attr(self.ag, "is_python"), builders.name(iterable))
         source = builders.name(iterable)
         if test_fn is not None:
             # The extra test (no break flag set) runs before each item is
             # fetched, as in for_stmt; when a flag turns symbolic, for_stmt
-            # goes on with the rest of the same iterator.
+            # goes on with the rest of the same iterator. While every flag
+            # is False the test holds: only then is it computed.
+            test = test_fn.body[-1].value
             iterator = self.ctx.namer.new("iterator")
             flag = self.ctx.namer.helper("loop_cond")
             source = builders.name(iterator)
-            body += self._compute(flag, test_fn.body[-1].value)
-            body += self._hand_over(flag, self._with_first_arg(stmt, call, builders.name(iterator)))
-            check = gast.BoolOp(op=gast.And(), values=[check, gast.Compare(
-                left=test_fn.body[-1].value, ops=[gast.Is()], comparators=[builders.const(True)])])
-        loop = gast.For(target=builders.store(item), iter=source, body=body, orelse=[], type_comment=None)
+            after = self._compute(flag, test)
+            after += self._hand_over(flag, self._with_first_arg(stmt, call, builders.name(iterator)))
+            flags = _flags(test, self.ag)
+            if flags:
+                any_set = gast.BoolOp(op=gast.Or(), values=[gast.Compare(
+                    left=builders.name(f), ops=[gast.IsNot()], comparators=[builders.const(False)]) for f in flags])
+                after = [gast.If(test=_single(any_set), body=after, orelse=[])]
+                unset = [gast.Compare(left=builders.name(f), ops=[gast.Is()], comparators=[builders.const(False)])
+                         for f in flags]
+            else:
+                unset = [gast.Compare(left=test, ops=[gast.Is()], comparators=[builders.const(True)])]
+            body += after
+            check = gast.BoolOp(op=gast.And(), values=[check] + unset)
+        loop = gast.For(target=builders.store(item), iter=source, body=body or [gast.Pass()], orelse=[],
+                        type_comment=None)
         fast = [loop]
         if test_fn is not None:
             fast.insert(0, builders.assign(builders.store(iterator), builders.call(
                 builders.attr(self.ag, "iterate"), builders.name(iterable))))
-        fallback = self._with_first_arg(stmt, call, builders.name(iterable))
-        definitions_first = [d for d in (test_fn, body_fn) if d is not None]
-        return builders.located(definitions_first + [
+        fallback = [self._with_first_arg(stmt, call, builders.name(iterable))]
+        # The body functions are defined where the operator may need them:
+        # before the loop if a flag can hand over in the middle of it, else
+        # only where the iterable is symbolic.
+        before = [test_fn, body_fn] if test_fn is not None else []
+        if test_fn is None:
+            fallback.insert(0, body_fn)
+        return builders.located(before + [
             builders.assign(builders.store(iterable), self.fast(call.args[0])),
-            gast.If(test=check, body=fast, orelse=[fallback]),
+            gast.If(test=check, body=fast, orelse=fallback),
         ], stmt)
+
+
+def _flags(test, ag):
+    """The flags of a loop's extra test `ag__.not_(f)`, or `ag__.and_` of
+    such tests (see control_flow's for loops), else None."""
+    def flag(node):
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "not_"
+                and isinstance(node.func.value, gast.Name) and node.func.value.id == ag
+                and len(node.args) == 1 and isinstance(node.args[0], gast.Name)):
+            return node.args[0].id
+        return None
+    if flag(test) is not None:
+        return [flag(test)]
+    if (isinstance(test, gast.Call) and isinstance(test.func, gast.Attribute) and test.func.attr == "and_"
+            and isinstance(test.func.value, gast.Name) and test.func.value.id == ag and test.args):
+        found = [flag(test.args[0])] + [flag(a.body) if isinstance(a, gast.Lambda) else None for a in test.args[1:]]
+        if None not in found:
+            return found
+    return None
+
+
+def _single(bool_op):
+    """`bool_op`, or its one operand."""
+    return bool_op.values[0] if len(bool_op.values) == 1 else bool_op
+
+
+_COMPARE_OPS = {"==": gast.Eq, "!=": gast.NotEq, "<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE,
+                "is": gast.Is, "is not": gast.IsNot, "in": gast.In, "not in": gast.NotIn}
+
+
+def _compare_ops(ops):
+    """The operator strings of `ag__.compare`'s tuple, or None."""
+    if isinstance(ops, gast.Tuple) and all(isinstance(e, gast.Constant) and e.value in _COMPARE_OPS
+                                           for e in ops.elts):
+        return [e.value for e in ops.elts]
+    return None
 
 
 def _sets_option(call, position, name):
@@ -346,7 +409,7 @@ class _FastExpressions:
     One temporary serves every expression: each use reads it right after it
     is assigned, before any other operand runs."""
 
-    _OPERATORS = ("if_exp", "and_", "or_", "not_")
+    _OPERATORS = ("if_exp", "and_", "or_", "not_", "compare")
 
     def __init__(self, ag, temporary, namer):
         self.ag, self.temporary, self.namer = ag, temporary, namer
@@ -446,10 +509,47 @@ class _FastExpressions:
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                 and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
                 and node.func.attr in self._OPERATORS and not node.keywords):
-            lazy = node.args[1:] if node.func.attr != "if_exp" else node.args[1:]
-            if node.func.attr == "not_" or all(isinstance(a, gast.Lambda) for a in lazy):
+            if node.func.attr == "compare":
+                return "compare" if len(node.args) > 3 and _compare_ops(node.args[1]) \
+                    and all(isinstance(a, gast.Lambda) for a in node.args[3:]) else None
+            if node.func.attr == "not_" or all(isinstance(a, gast.Lambda) for a in node.args[1:]):
                 return node.func.attr
         return None
+
+    def compare(self, node, original):
+        """`a < b <= c` (`ag__.compare(a, ('<', '<='), b, lambda: c)`) as
+        `and_` of its pairs, the middle operand held in a temporary, so that
+        each operand is evaluated once, left to right:
+
+            (operand <= c) if (value := (a < (operand := b))) is True or ...
+            else value if value is False or ag__.is_python(value)
+            else ag__.and_(value, lambda operand=operand: operand <= c)
+        """
+        operand = self.namer.fixed("operand")
+        left, ops, right, *later = node.args
+        names = _compare_ops(ops)
+        test = gast.Compare(left=left, ops=[_COMPARE_OPS[names[0]]()],
+                            comparators=[gast.NamedExpr(target=builders.store(operand), value=right)])
+
+        def tail(later):
+            if len(names) == 2:
+                return gast.Compare(left=builders.name(operand), ops=[_COMPARE_OPS[names[1]]()],
+                                    comparators=[later[0].body])
+            rest = gast.Tuple(elts=ops.elts[1:], ctx=gast.Load())
+            return builders.call(builders.attr(self.ag, "compare"), builders.name(operand), rest,
+                                 later[0].body, *later[1:])
+        taken, unchanged = tail(later), tail(original.args[3:])
+        if len(names) > 2 and self.depth + 1 < MAX_INLINED_DEPTH:
+            self.depth += 1
+            taken = self.compare(taken, unchanged)
+            self.depth -= 1
+        # The lambda takes the operand's value now: a backend may call it later.
+        later_pairs = gast.Lambda(args=gast.arguments(
+            args=[gast.Name(id=operand, ctx=gast.Param(), annotation=None, type_comment=None)],
+            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+            defaults=[builders.name(operand)]), body=unchanged)
+        fallback = builders.call(builders.attr(self.ag, "and_"), builders.const(None), later_pairs)
+        return self._choose(test, True, taken, builders.name(self.temporary), fallback)
 
     def _assign(self, value):
         return gast.NamedExpr(target=builders.store(self.temporary), value=value)

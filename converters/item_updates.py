@@ -13,6 +13,7 @@ so that evaluation order is unchanged; other targets stay as they are.
 """
 
 import gast
+from autograph.converters import base
 
 from autograph import builders
 from autograph.analysis import deferrable
@@ -37,14 +38,7 @@ def _simple(node):
     return False
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+class _Transformer(base.Transformer):
 
     def _local(self, node):
         scope = self.ctx.scope
@@ -80,16 +74,13 @@ class _Transformer(gast.NodeTransformer):
     def visit_AugAssign(self, node):
         target, hook = node.target, _INPLACE[type(node.op)]
         if self._subscript(target):
-            updated = builders.call(builders.attr(self.ctx.ag, hook), self._load(target), node.value)
+            updated = self.operator(hook, self._load(target), node.value)
             return builders.located(self._setitem(target, updated), node)
         if isinstance(target, gast.Attribute) and isinstance(target.value, gast.Name) \
                 and target.value.id not in self.ctx.scope.captured:
-            updated = builders.call(builders.attr(self.ctx.ag, hook), self._load(target), node.value)
+            updated = self.operator(hook, self._load(target), node.value)
             return builders.located(builders.assign(target, updated), node)
         return node
 
 
-def transform(node, ctx):
-    transformer = _Transformer(ctx)
-    node.body = [transformer.visit(stmt) for stmt in node.body]
-    return node
+transform = _Transformer.transform

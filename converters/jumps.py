@@ -97,8 +97,9 @@ def structure(stmts, is_jump, into_loops):
 
 def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None, reset=None):
     """Step 2 of the module docstring. `replace(jump)` gives the statements
-    that stand for a jump; `on_loop(loop)` is called for each loop a jump
-    leaves (into_loops=True), which must then stop when `flag` is set.
+    that stand for a jump; `on_loop(loop)` is called for each loop whose
+    body a jump leaves (into_loops=True), which must then stop when `flag`
+    is set (a jump in the loop's `else` only does not stop it).
     `reset()` gives the statements that undo a jump: an exception raised
     after it (in a `finally` clause or an `__exit__`) abandons the jump, so
     an `except` clause around it starts with them (default `flag = False`).
@@ -120,10 +121,12 @@ def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None, reset=None):
             elif body or orelse:
                 status = MAYBE
         else:
+            leaves_loop = False  # a jump in the body of loop `stmt`
             for block in _child_blocks(stmt, into_loops):
                 block[:], inner = lower(block, is_jump, replace, flag, into_loops, on_loop, reset)
                 if inner != NEVER:
                     status = MAYBE
+                    leaves_loop = leaves_loop or (isinstance(stmt, _LOOPS) and block is stmt.body)
                     if _is_try(stmt) and block is stmt.body:
                         if stmt.orelse:
                             # A jump out of the try body skips its else clause.
@@ -139,7 +142,7 @@ def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None, reset=None):
                                                      body=reset() + [gast.Raise(exc=None, cause=None)])
                         guarded = gast.Try(body=list(stmt.body), handlers=[handler], orelse=[], finalbody=[])
                         stmt.body[:] = [builders.located(guarded, stmt.body[0])]
-            if status and isinstance(stmt, _LOOPS) and into_loops and on_loop is not None:
+            if leaves_loop and on_loop is not None:
                 on_loop(stmt)
         result.append(stmt)
         if status == ALWAYS:

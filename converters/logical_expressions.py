@@ -14,6 +14,7 @@ are.
 """
 
 import gast
+from autograph.converters import base
 
 from autograph import builders
 from autograph.analysis import deferrable
@@ -24,14 +25,8 @@ _SYMBOLS = {gast.Eq: "==", gast.NotEq: "!=", gast.Lt: "<", gast.LtE: "<=", gast.
             gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
 
 
-class _Transformer(gast.NodeTransformer):
-    def __init__(self, ctx):
-        self.ctx = ctx
-
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+class _Transformer(base.Transformer):
+    expressions = True
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
@@ -39,7 +34,7 @@ class _Transformer(gast.NodeTransformer):
             return node
         operator = "and_" if isinstance(node.op, gast.And) else "or_"
         rest = [builders.lambda_(value) for value in node.values[1:]]
-        return builders.located(builders.call(builders.attr(self.ctx.ag, operator), node.values[0], *rest), node)
+        return builders.located(self.operator(operator, node.values[0], *rest), node)
 
     def visit_Compare(self, node):
         self.generic_visit(node)
@@ -47,17 +42,14 @@ class _Transformer(gast.NodeTransformer):
             return node
         ops = gast.Tuple(elts=[builders.const(_SYMBOLS[type(op)]) for op in node.ops], ctx=gast.Load())
         rest = [builders.lambda_(value) for value in node.comparators[1:]]
-        return builders.located(builders.call(builders.attr(self.ctx.ag, "compare"), node.left, ops,
+        return builders.located(self.operator("compare", node.left, ops,
                                                 node.comparators[0], *rest), node)
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         if not isinstance(node.op, gast.Not):
             return node
-        return builders.located(builders.call(builders.attr(self.ctx.ag, "not_"), node.operand), node)
+        return builders.located(self.operator("not_", node.operand), node)
 
 
-def transform(node, ctx):
-    transformer = _Transformer(ctx)
-    node.body = [transformer.visit(stmt) for stmt in node.body]
-    return node
+transform = _Transformer.transform

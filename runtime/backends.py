@@ -26,7 +26,20 @@ symbolic value: implement at least `cond` and `while_loop`.
 import builtins
 
 __all__ = ["FROM_FIRST", "Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any",
-           "prepare_backends"]
+           "prepare_backends", "unchanged"]
+
+
+def unchanged(state, count):
+    """What a branch given as None (an `if` without `else`, a branch that
+    only returns its inputs) returns: its state, as a body returns the
+    statement's `count` outputs. Generated code passes None only where the
+    state is the outputs, or where there are no outputs (then it returns
+    None whatever the state)."""
+    if count == 0:
+        return None
+    if count == 1:
+        return state[0]
+    return tuple(state)
 
 
 class Backend:
@@ -48,12 +61,11 @@ class Backend:
         """Functional `if`: `true_fn(*operands) if pred else false_fn(*operands)`.
 
         Both functions return the branch outputs, whose names are `names`
-        (a bare value when there is one name, a tuple otherwise).
-        `false_fn` is None when the `if` has no `else` and no outputs.
+        (a bare value when there is one name, a tuple otherwise). A function
+        given as None leaves the state unchanged (see `unchanged`).
         """
-        if pred:
-            return true_fn(*operands)
-        return None if false_fn is None else false_fn(*operands)
+        fn = true_fn if pred else false_fn
+        return unchanged(operands, len(names)) if fn is None else fn(*operands)
 
     def while_loop(self, test, body, state, names, opts):
         """Functional `while`, entered with the current state (a tuple):

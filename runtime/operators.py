@@ -15,7 +15,7 @@ Conventions shared by all operators:
 import itertools
 import operator
 
-from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any
+from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any, unchanged
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging.lists import Appended, TracedList
 from autograph.runtime.staging.lists import truth_of as list_truth
@@ -62,29 +62,22 @@ def _unpack(result, count):
     return result
 
 
-def _pack(state, count):
-    """Turns a state tuple into what the statement assigns."""
-    if count == 1:
-        return state[0]
-    if count == 0:
-        return None
-    return state
-
-
 def if_stmt(cond, if_body, else_body, state, names):
     """Functional `if`. For Python values it means:
 
         if cond:
             return if_body(*state)
-        return else_body(*state)   # or None when else_body is None
+        return else_body(*state)
+
+    A body given as None leaves the state unchanged (`unchanged`): the
+    statement's outputs are then its state, or it has none.
     """
     if type(cond) is TracedList or type(cond) is list and cond and type(cond[0]) is Appended:
         cond = list_truth(cond)
     backend = backend_of(cond)
     if backend is None:
-        if cond:
-            return if_body(*state)
-        return None if else_body is None else else_body(*state)
+        body = if_body if cond else else_body
+        return unchanged(state, len(names)) if body is None else body(*state)
     return backend.cond(cond, if_body, else_body, state, names)
 
 
@@ -123,9 +116,9 @@ def while_stmt(test, body, state, names, opts=None):
         result = test(*state)
         backend = backend_of(result)
         if backend is not None:
-            return _pack(backend.while_from(result, test, body, state, names, _options(opts, done)), count)
+            return unchanged(backend.while_from(result, test, body, state, names, _options(opts, done)), count)
         if not result:
-            return _pack(state, count)
+            return unchanged(state, count)
         state = _unpack(body(*state), count)
         done += 1
 
@@ -173,35 +166,31 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
         opts = _options(opts, done)
         result = backend.for_loop(iterable, extra_test, body, state, names, opts)
         if result is not NotImplemented:
-            return _pack(result, count)
+            return unchanged(result, count)
         if opts.get("maximum_iterations") is not None:
             iterable = itertools.islice(iterable, opts["maximum_iterations"])
     if extra_test is None:
         for item in iterable:
             state = _unpack(body(item, *state), count)
-        return _pack(state, count)
+        return unchanged(state, count)
     # The test runs before each fetch of the next item, so that a loop that
     # breaks consumes no more of its iterator than Python's loop does.
     flag = extra_test(*state)
     guard = backend_of(flag)
     if guard is None and not flag:
-        return _pack(state, count)
+        return unchanged(state, count)
     for item in iterable:
         if guard is None:
             state = _unpack(body(item, *state), count)
         else:
             # The break flag is symbolic: the iteration runs only where it holds.
-            state = _unpack(guard.cond(
-                flag,
-                lambda *s, item=item: body(item, *s),
-                lambda *s: _pack(s, count),
-                state, names), count)
+            state = _unpack(guard.cond(flag, lambda *s, item=item: body(item, *s), None, state, names), count)
         flag = extra_test(*state)
         if guard is None:
             guard = backend_of(flag)
             if guard is None and not flag:
                 break
-    return _pack(state, count)
+    return unchanged(state, count)
 
 
 def _cell_values(fn):

@@ -339,7 +339,7 @@ def test_verbosity_logs_generated_code(caplog):
         autograph.set_verbosity(None)
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "generated code of test_verbosity_logs_generated_code.<locals>.logged" in text
-    assert "ag__.if_stmt(x, if_body, else_body" in text
+    assert "ag__.if_stmt(x, if_body, None" in text
 
 
 def test_verbosity_from_environment(monkeypatch, caplog):

@@ -10,7 +10,7 @@ in tests/cases:
   captures (state travels as parameters and return values);
 * it never binds the runtime's name (`ag__` or its hygienic variant);
 * every function it adds is a helper named if_body / else_body /
-  loop_test / loop_body, possibly with a numeric suffix, and every
+  loop_test / extra_test / loop_body, possibly with a numeric suffix, and every
   other name it adds is a known generated name (`itr`, flags, ...).
 """
 
@@ -33,9 +33,9 @@ from tests.cases import load_all
 CASES = load_all()
 IDS = [c[0] for c in CASES]
 
-HELPER = re.compile(r"(if_body|else_body|loop_test|loop_body)(_\d+)?")
-GENERATED_NAME = re.compile(r"(if_body|else_body|loop_test|loop_body|itr|do_return|retval|break_|continue_|ag_)"
-                            r"(_?\d+)?|ag__")
+HELPER = re.compile(r"(if_body|else_body|loop_test|extra_test|loop_body)(_\d+)?")
+GENERATED_NAME = re.compile(r"(if_body|else_body|loop_test|extra_test|loop_body|itr|do_return|retval|break_|continue_"
+                            r"|ag_)(_?\d+)?|ag__")
 RUNTIME_ATTRIBUTES = set(autograph.runtime.__all__)
 # Builtins generated code may use: `try: x / except NameError:` for a variable
 # that may be bound, `x: object` for a cell that only body functions set, and

@@ -42,6 +42,7 @@ def test_pinned_code_runs_as_the_original(function):
         "defined_in_one_branch": [(True,)], "while_loop": [(27,)], "while_else": [(10,)],
         "for_loop": [([1, 2, 3],)], "for_tuple_target": [([(1, 2), (3, 4)],)], "for_break": [([1, 5, 9], 4)],
         "for_else": [([1, 2], 2), ([1, 2], 3)], "while_continue": [(10,)], "return_in_loop": [([3, -4, 5],), ([1],)],
+        "return_in_loop_else": [([1, 2], 2), ([1, 2], 5)], "return_or_none": [(1,), (-1,)],
         "return_in_if": [(2,), (-2,)], "nested_loops": [(5,)], "conditional_expression": [(-3,)],
         "logical_operators": [(1, 0, 0), (0, 1, 1), (1, 1, 0)], "assert_statement": [(1,)], "calls": [(3.0,)],
         "item_updates": [(5.0, 2)], "loop_options": [(100.0,)], "closure_in_loop": [(3,)],

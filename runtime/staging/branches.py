@@ -21,6 +21,7 @@ the branch traced second settles, and if the first one output other types
 the `if` is traced again (`values.Retry`) with the settled ones.
 """
 
+from autograph.runtime.backends import unchanged
 from autograph.runtime.staging import errors
 from autograph.runtime.staging.values import Retry, normalize, pack, same_leaf
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
@@ -38,10 +39,11 @@ class Branches:
     def __init__(self, backend, true_fn, false_fn, operands, names, what, loc):
         self.backend, self.names, self.what, self.loc = backend, names, what, loc
         self.count = count = len(names)
-        if false_fn is None:
-            def false_fn(*s):
-                return pack(s, count) if len(s) == count else None
-        self.fns, self.operands = (true_fn, false_fn), tuple(operands)
+
+        def same(*state):
+            return unchanged(state, count)
+        self.fns = tuple(same if fn is None else fn for fn in (true_fn, false_fn))
+        self.operands = tuple(operands)
         self.flats = [None, None]  # per branch, its outputs as a `Flat`
         self.plan = None           # per leaf, (_STATIC, value) or (_CARRIED, type)
         self.memo = {}             # what the backend keeps across attempts

@@ -42,7 +42,7 @@ import contextlib
 import types
 
 import numpy as np
-from autograph.runtime.backends import backend_of
+from autograph.runtime.backends import backend_of, unchanged
 from autograph.runtime.errors import BranchMismatchError, TracingError, raised_at, user_location
 from autograph.runtime.staging import errors, lists
 from autograph.runtime.staging.values import normalize, pack
@@ -543,7 +543,7 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
                         with recorded.frozen():
                             result = fn(*ops)
                     else:
-                        result = pack(tuple(ops), count) if len(ops) == count else None
+                        result = unchanged(ops, count)
                     result = tuple(recorded.as_state(v) for v in normalize(result, count, "branch"))
                     written = ()
                     for acc in accs:

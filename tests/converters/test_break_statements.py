@@ -195,7 +195,7 @@ def test_while_break_shape():
     assert "break_ = False" in lines
     assert "return ag__.and_(ag__.not_(break_), lambda: x > 0)" in lines
     assert "break_ = True" in lines
-    assert "total = ag__.if_stmt(ag__.not_(break_), if_body, else_body, (total,), ('total',))" in lines
+    assert "total = ag__.if_stmt(ag__.not_(break_), if_body, None, (total,), ('total',))" in lines
     assert not any(line == "break" for line in lines)
 
 
@@ -203,8 +203,8 @@ def test_for_break_uses_flag_as_extra_test():
     lines = lines_of(for_break)
     assert "break_ = False" in lines
     assert "return ag__.not_(break_)" in lines
-    assert any(line.startswith("break_ = ag__.for_stmt(xs, loop_test, loop_body,")
-               or (line.startswith("seen, break_ = ag__.for_stmt(xs, loop_test, loop_body,")) for line in lines), lines
+    assert any(line.startswith("break_ = ag__.for_stmt(xs, extra_test, loop_body,")
+               or (line.startswith("seen, break_ = ag__.for_stmt(xs, extra_test, loop_body,")) for line in lines), lines
     assert "break" not in lines
 
 

@@ -152,7 +152,7 @@ def test_structured_continue_needs_no_flag():
     lines = lines_of(structured_continue)
     assert "continue" not in lines
     assert not any("continue_" in line for line in lines)
-    assert "total = ag__.if_stmt(x < 0, if_body, else_body, (total,), ('total',))" in lines
+    assert "total = ag__.if_stmt(x < 0, None, else_body, (total,), ('total',))" in lines
 
 
 def test_tail_continue_is_dropped():
@@ -166,7 +166,7 @@ def test_nested_continue_uses_a_flag_reset_each_iteration():
     lines = lines_of(nested_continue)
     assert "continue_ = False" in lines
     assert "continue_ = True" in lines
-    assert "total = ag__.if_stmt(ag__.not_(continue_), if_body, else_body, (total,), ('total',))" in lines
+    assert "total = ag__.if_stmt(ag__.not_(continue_), if_body, None, (total,), ('total',))" in lines
     # the reset is the first statement of the loop body
     body = code[code.index("def loop_body("):].splitlines()
     assert body[1].strip() == "continue_ = False"

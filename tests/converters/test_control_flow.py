@@ -458,7 +458,7 @@ def test_user_variable_named_if_body_makes_helper_if_body_1():
     assert "if_body = 3" in lines
     assert "def if_body_1(x):" in lines
     assert "x = x + if_body" in lines
-    assert "x = ag__.if_stmt(x, if_body_1, else_body, (x,), ('x',))" in lines
+    assert "x = ag__.if_stmt(x, if_body_1, None, (x,), ('x',))" in lines
     assert autograph.to_graph(user_named_if_body)(1) == 4
 
 
@@ -487,4 +487,4 @@ def test_nested_helpers_reuse_names_without_clashing():
     code = autograph.to_code(nested_loops)
     assert "def loop_body(" in code
     for name in re.findall(r"def (\w+)\(", code):
-        assert re.fullmatch(r"(nested_loops|if_body|else_body|loop_test|loop_body)(_\d+)?", name), name
+        assert re.fullmatch(r"(nested_loops|if_body|else_body|loop_test|extra_test|loop_body)(_\d+)?", name), name

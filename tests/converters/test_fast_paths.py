@@ -32,9 +32,8 @@ class FlagBackend(runtime.Backend):
 
     def cond(self, pred, true_fn, false_fn, operands, names):
         self.seen.append(("cond", names))
-        if pred.value:
-            return true_fn(*operands)
-        return None if false_fn is None else false_fn(*operands)
+        fn = true_fn if pred.value else false_fn
+        return runtime.backends.unchanged(operands, len(names)) if fn is None else fn(*operands)
 
     def while_loop(self, test, body, state, names, opts):
         self.seen.append(("while_loop", names))
@@ -73,7 +72,7 @@ def operators_disabled(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the operator ran for Python values")
 
-    for name in ("if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_"):
+    for name in ("if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare"):
         monkeypatch.setattr(runtime, name, refuse)
 
 
@@ -81,6 +80,37 @@ def test_python_values_run_the_inlined_path(operators_disabled):
     assert autograph.to_graph(branch)(True, 1) == 2
     assert autograph.to_graph(branch)(0, 1) == 0
     assert autograph.to_graph(countdown)(3, lambda n: n > 0) == (0, 3)
+
+
+def chained(a, b, c, d):
+    return a < b() <= c() < d
+
+
+def test_chained_comparisons_run_inlined_each_operand_once(operators_disabled):
+    calls = []
+
+    def once(value):
+        def operand():
+            calls.append(value)
+            return value
+        return operand
+    converted = autograph.to_graph(chained)
+    for args in [(1, 2, 3, 4), (1, 2, 2, 4), (2, 1, 3, 4), (1, 3, 2, 4), (1, 2, 3, 3)]:
+        calls.clear()
+        expected = chained(args[0], once(args[1]), once(args[2]), args[3])
+        expected_calls = list(calls)
+        calls.clear()
+        assert converted(args[0], once(args[1]), once(args[2]), args[3]) == expected, args
+        assert calls == expected_calls, args
+
+
+def test_if_not_runs_inlined(operators_disabled):
+    def guarded(x, flag):
+        if not flag:
+            x = x + 1
+        return x
+    assert autograph.to_graph(guarded)(1, []) == 2
+    assert autograph.to_graph(guarded)(1, [0]) == 1
 
 
 def test_symbolic_condition_goes_to_the_backend(backend):

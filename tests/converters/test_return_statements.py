@@ -168,7 +168,23 @@ def finally_returns_inside_a_returning_branch(x):
     return "non-positive"
 
 
+def return_in_loop_else_only(xs, limit):
+    total = 0
+    for x in xs:
+        total += x
+    else:
+        if total > limit:
+            return total
+    while total > limit:
+        total -= 1
+    else:
+        if total < 0:
+            return -1
+    return -total
+
+
 BEHAVIOUR = [
+    (return_in_loop_else_only, [([1, 2], 2), ([1, 2], 5), ([], -1), ([-3], -5)]),
     (structured, [(-2,), (3,), (0,)]),
     (if_else_both_return, [(1,), (0,)]),
     (elif_returns, [(11,), (5,), (0,)]),
@@ -223,13 +239,22 @@ def test_return_in_loop_uses_flag_and_value():
     assert "retval = x" in lines
     assert "return ag__.not_(do_return)" in lines
     assert lines[-1] in ("return retval", "return ag__.return_value(retval)")
-    assert any(line.startswith("do_return, retval = ag__.for_stmt(xs, loop_test, loop_body,") for line in lines)
+    assert any(line.startswith("do_return, retval = ag__.for_stmt(xs, extra_test, loop_body,") for line in lines)
     assert any(line.startswith("retval = ag__.if_stmt(ag__.not_(do_return),") for line in lines)
 
 
 def test_return_in_while_stops_the_loop():
     lines = lines_of(return_in_while)
     assert "return ag__.and_(ag__.not_(do_return), lambda: i < n)" in lines
+
+
+def test_a_return_in_a_loop_else_only_does_not_stop_the_loop():
+    # The loop cannot return from its body: it has no `do_return` test
+    # (no extra test for the `for`, the `while` test unchanged).
+    lines = lines_of(return_in_loop_else_only)
+    assert "extra_test" not in autograph.to_code(return_in_loop_else_only)
+    assert any(line.startswith("total = ag__.for_stmt(xs, None, loop_body,") for line in lines)
+    assert "return total > limit" in lines
 
 
 def test_function_without_nested_returns_is_untouched():

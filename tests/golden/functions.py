@@ -116,6 +116,23 @@ def return_in_loop(xs):
     return 0
 
 
+def return_in_loop_else(xs, limit):
+    # Only the loop's `else` returns: the loop itself has no `do_return` test.
+    total = 0
+    for x in xs:
+        total += x
+    else:
+        if total > limit:
+            return total
+    return -total
+
+
+def return_or_none(x):
+    # Falling off the end returns None: that branch is kept, not passed as None.
+    if x > 0:
+        return x
+
+
 def return_in_if(x):
     if x > 0:
         return x
@@ -191,7 +208,8 @@ def try_in_loop(xs):
 
 FUNCTIONS = [
     if_else, if_without_else, if_elif_else, defined_in_one_branch, while_loop, while_else, for_loop,
-    for_tuple_target, for_break, for_else, while_continue, return_in_loop, return_in_if, nested_loops,
+    for_tuple_target, for_break, for_else, while_continue, return_in_loop, return_in_loop_else, return_or_none,
+    return_in_if, nested_loops,
     conditional_expression, logical_operators, assert_statement, calls, item_updates, loop_options,
     closure_in_loop, lambda_function, try_in_loop,
 ]

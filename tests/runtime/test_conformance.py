@@ -844,6 +844,17 @@ def list_appended_in_one_branch(xp):
     return f
 
 
+def return_value_or_fall_off(xp):
+    # The false branch falls off the function's end: it returns None, never
+    # the value of `y` that the true branch reads.
+    def f(x):
+        y = x + 1
+        if x > 0:
+            y = y * 2
+            return y
+    return f
+
+
 ERRORS = [
     (branch_dtype_mismatch, [S(1.0)], BranchMismatchError, "y", "if x > 0",
      "in the true branch but"),
@@ -879,6 +890,8 @@ ERRORS = [
      "change to different lengths"),
     (list_rebuilt_in_loop, [S(2.0)], LoopStateError, "ys", "while x > 0",
      "to grow a list in a traced loop, append to it (`ys.append(...)`)"),
+    (return_value_or_fall_off, [S(-1.0)], BranchMismatchError, "return", "if x > 0",
+     "false branch"),
 ]
 
 

@@ -1,0 +1,75 @@
+"""What the converter passes share: one tree transformer base.
+
+Each pass converts one function at a time (`autograph.conversion` converts
+nested functions and classes on their own, before the function that holds
+them), so a pass never enters a nested `def`, `async def` or `class`. A
+pass that converts statements walks only the statement lists (`body`,
+`orelse`, `finalbody`, handlers, match cases): expressions hold no
+statements. A pass whose construct can stand in an expression sets
+`expressions = True` and walks everything, lambdas included.
+
+    class _Transformer(base.Transformer):
+        def visit_Assert(self, node):
+            return builders.located(builders.expr_stmt(self.operator("assert_stmt", node.test)), node)
+
+    transform = _Transformer.transform
+
+A visit may return a list of statements in place of the one it was given
+(gast's NodeTransformer splices such lists into statement lists; `transform`
+does so for the function's own body).
+"""
+
+import gast
+
+from autograph import builders
+
+__all__ = ["Transformer"]
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+class Transformer(gast.NodeTransformer):
+    """Base of the converter passes: `transform(node, ctx)` runs the pass on
+    the body of function `node`, without entering nested scopes."""
+
+    #: True for the passes that convert expressions: they walk every node.
+    expressions = False
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    @classmethod
+    def transform(cls, node, ctx):
+        transformer = cls(ctx)
+        body = []
+        for stmt in node.body:
+            new = transformer.visit(stmt)
+            body.extend(new if isinstance(new, list) else [new])
+        node.body = body
+        return node
+
+    def visit_FunctionDef(self, node):
+        return node  # converted on its own
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        return self.generic_visit(node) if self.expressions else node
+
+    def generic_visit(self, node):
+        if self.expressions:
+            return super().generic_visit(node)
+        for field in _BLOCKS:
+            block = getattr(node, field, None)
+            if type(block) is list and block:
+                new = []
+                for child in block:
+                    result = self.visit(child)
+                    if result is not None:
+                        new.extend(result if type(result) is list else [result])
+                block[:] = new  # in place, as NodeTransformer does
+        return node
+
+    def operator(self, name, *args):
+        """A call of the runtime operator `name`: `ag__.name(*args)`."""
+        return builders.call(builders.attr(self.ctx.ag, name), *args)
