@@ -280,8 +280,14 @@ class _Inliner:
         test_fn, body_fn = definitions[call.args[0].id], definitions[call.args[1].id]
         stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         cond = self.ctx.namer.helper("loop_cond")
+        # The operator takes over with the test's value: evaluating the test
+        # again would leave unused operations in a tracer's graph.
+        hand_over = copy.copy(stmt)
+        hand_over.value = copy.copy(call)
+        hand_over.value.keywords = list(call.keywords) + [builders.located(
+            gast.keyword(arg="first_test", value=builders.name(cond)), stmt)]
         loop = gast.While(test=builders.const(True), orelse=[], body=(
-            self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, stmt)
+            self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, hand_over)
             + self._inline(body_fn, keep_return=False)))
         return builders.located([test_fn, body_fn, loop], stmt)
 

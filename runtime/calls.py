@@ -147,6 +147,10 @@ def _override(func):
         or getattr(func, "__module__", None) == "numpy"
     # The common call, one or two plain arguments, costs two type checks.
     quick = (_PLAIN - set(_SEQUENCES) if scan else _PLAIN) | {_Absent}
+    if func is builtins.range:
+        # A tracer's symbolic numbers may have Python's number types (see
+        # backends.set_symbolic_numbers): range() of one is a staged loop.
+        quick -= {int, bool}
 
     def dispatch(args, kwargs):
         for arg in args:

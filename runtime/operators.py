@@ -14,6 +14,7 @@ Conventions shared by all operators:
 
 import operator
 
+from autograph.runtime import backends
 from autograph.runtime.backends import _by_type, backend_of, backend_of_any
 from autograph.runtime.undefined import Undefined
 
@@ -40,9 +41,11 @@ def is_python(value):
     path (see converters/fast_paths.py). A known type costs no nested call
     (which would count towards the recursion limit)."""
     try:
-        return _by_type[type(value)] is None
+        if _by_type[type(value)] is not None:
+            return False
     except KeyError:
         return backend_of(value) is None
+    return backends._symbolic_number is None or backend_of(value) is None
 
 
 def _unpack(result, count):
@@ -63,6 +66,9 @@ def _pack(state, count):
     return state
 
 
+_NOT_RUN = object()
+
+
 def if_stmt(cond, if_body, else_body, state, names):
     """Functional `if`. For Python values it means:
 
@@ -78,7 +84,7 @@ def if_stmt(cond, if_body, else_body, state, names):
     return backend.cond(cond, if_body, else_body, state, names)
 
 
-def while_stmt(test, body, state, names, opts=None):
+def while_stmt(test, body, state, names, opts=None, first_test=_NOT_RUN):
     """Functional `while`. For Python values it means:
 
         while test(*state):
@@ -86,14 +92,17 @@ def while_stmt(test, body, state, names, opts=None):
         return state
 
     When `test` returns a symbolic value the loop continues, from the current
-    state, as the backend's `while_loop`.
+    state, as the backend's `while_loop` (which gets that value as
+    `opts['first_test']`). `first_test`, if given, is what `test(*state)`
+    gave already (the inlined loop of fast_paths.py hands over with it).
     """
     count = len(names)
     while True:
-        result = test(*state)
+        result = test(*state) if first_test is _NOT_RUN else first_test
+        first_test = _NOT_RUN
         backend = backend_of(result)
         if backend is not None:
-            return _pack(backend.while_loop(test, body, state, names, opts or {}), count)
+            return _pack(backend.while_loop(test, body, state, names, dict(opts or (), first_test=result)), count)
         if not result:
             return _pack(state, count)
         state = _unpack(body(*state), count)
@@ -144,18 +153,22 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     for item in iterable:
         if guard is None:
             state = _unpack(body(item, *state), count)
-        else:
-            # The break flag is symbolic: the iteration runs only where it holds.
-            state = _unpack(guard.cond(
-                flag,
-                lambda *s, item=item: body(item, *s),
-                lambda *s: _pack(s, count),
-                state, names), count)
-        flag = extra_test(*state)
-        if guard is None:
+            flag = extra_test(*state)
             guard = backend_of(flag)
             if guard is None and not flag:
                 break
+            continue
+        # The break flag is symbolic: the iteration runs only where it holds.
+        if flag is _NOT_RUN:
+            flag = extra_test(*state)
+        state = _unpack(guard.cond(
+            flag,
+            lambda *s, item=item: body(item, *s),
+            lambda *s: _pack(s, count),
+            state, names), count)
+        # Tested again only if another item comes: after the last one the
+        # test would be an unused operation in the backend's graph.
+        flag = _NOT_RUN
     return _pack(state, count)
 
 

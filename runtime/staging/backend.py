@@ -12,7 +12,7 @@ their types are, how to stage a `cond` and a loop, and which iterables a
 import reprlib
 import types
 
-from autograph.runtime.backends import Backend
+from autograph.runtime.backends import Backend, backend_of
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
@@ -139,18 +139,21 @@ class StagingBackend(Backend):
 
     def while_loop(self, test, body, state, names, opts):
         state, count = tuple(state), len(names)
+        flag = opts["first_test"] if "first_test" in opts else test(*state)
         while True:
-            flag = test(*state)
-            known = self.concrete(flag) if self.owns_type(type(flag)) else bool(flag)
+            known = self.concrete(flag) if backend_of(flag) is self else bool(flag)
             if known is None:
-                return self.stage_while(test, body, state, names)
+                return self.stage_while(test, body, state, names, flag)
             if not known:
                 return state
             state = normalize(body(*state), count, "loop body")
+            flag = test(*state)
 
-    def stage_while(self, test, body, state, names):
+    def stage_while(self, test, body, state, names, flag=None):
         """The `while` loop staged from `state` on; what the body changes in
-        place (places.py) is more loop state."""
+        place (places.py) is more loop state. `flag`, if given, is what
+        `test(*state)` gave, which the staged loop computes again (a
+        backend whose tracer keeps every operation may drop it)."""
         what, loc = f"a `while` loop whose condition is {self.traced}", user_location()
 
         def stage(test, body, state, names):
