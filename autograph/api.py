@@ -7,6 +7,7 @@ import weakref
 
 import autograph.runtime.errors as runtime_errors
 from autograph import conversion, logs
+from autograph.converters import directives
 from autograph.errors import ConversionError
 
 __all__ = ["to_graph", "to_code", "convert", "do_not_convert", "set_loop_options"]
@@ -26,9 +27,26 @@ def do_not_convert(f):
 
 
 def set_loop_options(**options):
-    """A directive for the loop it is written in, such as
-    `set_loop_options(maximum_iterations=100)`: backends may use it when they
-    stage the loop. It does nothing when the code runs as Python."""
+    """A directive for the loop it is written in (docs/backends.md, "Loop
+    options"): conversion moves it into the loop's operator, and a backend
+    that stages the loop honours it.
+
+      maximum_iterations=N   a staged loop runs at most N iterations
+      shape_invariants=[(v, (None, ...)), ...]
+                             loop variable `v` may change along the `None`
+                             dimensions (the numpy tracer; JAX and PyTorch
+                             refuse it: their shapes are static)
+      unroll=False           a `for` over a static `range()` is staged as one
+                             loop instead of being unrolled
+      parallel_iterations, swap_memory
+                             accepted, without effect (TensorFlow's options)
+
+    Loops whose values are Python run as Python: the options do nothing
+    there, and this call does nothing either, except refusing an option that
+    does not exist."""
+    for name in options:
+        if name not in directives.OPTIONS:
+            raise TypeError(f"{directives.unknown_option(name)} ({runtime_errors.user_location()})")
 
 
 def _function_of(entity):

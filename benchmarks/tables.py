@@ -3,7 +3,9 @@
 `publish(name, text)` prints `text` and writes it into `docs/performance.md`
 between the markers `<!-- table:NAME -->` and `<!-- /table:NAME -->`,
 replacing what stood there; a table the page does not have yet is added at
-its end. `--no-write` on a script (passed here as `write=False`) only prints.
+its end. The README shows a table too when it holds that table's markers
+(it is never added there). `--no-write` on a script (passed here as
+`write=False`) only prints.
 """
 
 import contextlib
@@ -12,7 +14,9 @@ import os
 import re
 import sys
 
-PAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "performance.md")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE = os.path.join(ROOT, "docs", "performance.md")
+README = os.path.join(ROOT, "README.md")
 
 __all__ = ["PAGE", "markdown", "publish", "section"]
 
@@ -27,23 +31,34 @@ def markdown(header, rows, align=None):
     return "\n".join(lines)
 
 
-def publish(name, text, write=True, page=PAGE):
-    """Prints `text`; with `write`, puts it into `page` between the markers of `name`."""
+def publish(name, text, write=True, page=PAGE, also=(README,)):
+    """Prints `text`; with `write`, puts it into `page` between the markers of
+    `name`, and into each page of `also` that already holds those markers."""
     print(text)
     if not write:
         return
+    _write(page, name, text, add=True)
+    for other in also:
+        _write(other, name, text, add=False)
+
+
+def _write(page, name, text, add):
     start, end = f"<!-- table:{name} -->", f"<!-- /table:{name} -->"
     block = f"{start}\n{text.rstrip()}\n{end}"
     try:
         with open(page, encoding="utf-8") as f:
             content = f.read()
     except FileNotFoundError:
+        if not add:
+            return
         content = "# Performance\n"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
     if pattern.search(content):
         content = pattern.sub(lambda _: block, content)
-    else:
+    elif add:
         content = content.rstrip("\n") + "\n\n" + block + "\n"
+    else:
+        return
     os.makedirs(os.path.dirname(page), exist_ok=True)
     with open(page, "w", encoding="utf-8") as f:
         f.write(content)

@@ -7,12 +7,18 @@
                                                                        {'maximum_iterations': 10})
 
 The directive has no effect on Python execution; a backend may use the
-options when it stages the loop.
+options when it stages the loop. An option not in `OPTIONS` is an error
+(ConversionError naming it and the line).
 """
 
 import gast
 
-__all__ = ["transform"]
+from autograph.errors import ConversionError
+
+__all__ = ["OPTIONS", "transform"]
+
+#: The options of `set_loop_options`, as `autograph.set_loop_options` documents them.
+OPTIONS = ("maximum_iterations", "shape_invariants", "parallel_iterations", "swap_memory", "unroll")
 
 
 def _is_directive(stmt):
@@ -23,7 +29,42 @@ def _is_directive(stmt):
     return name == "set_loop_options"
 
 
+def unknown_option(name):
+    """The words of the error for `set_loop_options({name}=...)`."""
+    return f"set_loop_options() has no option '{name}'; its options are {', '.join(OPTIONS)}"
+
+
+def _by_name(invariants, where):
+    """`[(v, shape), ...]` as `[('v', shape), ...]`: the runtime matches the
+    pairs to the loop's variables by name."""
+    pairs = invariants.elts if isinstance(invariants, (gast.List, gast.Tuple)) else None
+    if pairs is None or not all(isinstance(p, (gast.List, gast.Tuple)) and len(p.elts) == 2
+                                and isinstance(p.elts[0], gast.Name) for p in pairs):
+        raise ConversionError(f"{where}: set_loop_options(shape_invariants=...) takes a list of "
+                              "(variable, shape) pairs written in the call, such as [(y, (None,))]")
+    return gast.List(elts=[gast.Tuple(elts=[gast.Constant(value=p.elts[0].id, kind=None), p.elts[1]],
+                                      ctx=gast.Load()) for p in pairs], ctx=gast.Load())
+
+
 class _Transformer(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def _check(self, directive):
+        where = f"cannot convert {self.ctx.qualname} ({self.ctx.filename}:{directive.lineno})"
+        call = directive.value
+        if call.args:
+            raise ConversionError(f"{where}: set_loop_options() takes its options by name "
+                                  "(set_loop_options(maximum_iterations=10))")
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                raise ConversionError(f"{where}: set_loop_options(**...) cannot be converted: write each "
+                                      "option by name in the call")
+            if keyword.arg not in OPTIONS:
+                raise ConversionError(f"{where}: {unknown_option(keyword.arg)}")
+            if keyword.arg == "shape_invariants":
+                keyword.value = _by_name(keyword.value, where)
+
     def visit_FunctionDef(self, node):
         return node
 
@@ -32,6 +73,8 @@ class _Transformer(gast.NodeTransformer):
     def visit_While(self, node):
         self.generic_visit(node)
         directives = [s for s in node.body if _is_directive(s)]
+        for directive in directives:
+            self._check(directive)
         if directives:
             node.body = [s for s in node.body if not _is_directive(s)] or [gast.Pass()]
             node.loop_options = [kw for d in directives for kw in d.value.keywords]
@@ -41,6 +84,6 @@ class _Transformer(gast.NodeTransformer):
 
 
 def transform(node, ctx):
-    transformer = _Transformer()
+    transformer = _Transformer(ctx)
     node.body = [transformer.visit(stmt) for stmt in node.body]
     return node

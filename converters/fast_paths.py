@@ -277,6 +277,10 @@ class _Inliner:
         return new_stmt, new_call, [renamed.get(getattr(f, "name", None)) for f in functions]
 
     def while_stmt(self, stmt, call, definitions):
+        if _sets_option(call, 4, "maximum_iterations"):
+            # The operator counts the iterations that run as Python before a
+            # backend takes the loop over.
+            return builders.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn, body_fn = definitions[call.args[0].id], definitions[call.args[1].id]
         stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         cond = self.ctx.namer.helper("loop_cond")
@@ -292,7 +296,7 @@ class _Inliner:
         return builders.located([test_fn, body_fn, loop], stmt)
 
     def for_stmt(self, stmt, call, definitions):
-        if _keeps_loop(call):
+        if _sets_option(call, 5, "unroll"):
             # `set_loop_options(unroll=...)`: the operator decides how to run it.
             return builders.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn = definitions.get(getattr(call.args[1], "id", None))
@@ -327,11 +331,12 @@ class _Inliner:
         ], stmt)
 
 
-def _keeps_loop(call):
-    """True if the loop's options (a dict literal after the names) set `unroll`."""
-    options = call.args[5] if len(call.args) > 5 else None
+def _sets_option(call, position, name):
+    """True if the loop's options (a dict literal, argument `position` of
+    the operator call) set `name`."""
+    options = call.args[position] if len(call.args) > position else None
     return isinstance(options, gast.Dict) and any(
-        isinstance(k, gast.Constant) and k.value == "unroll" for k in options.keys)
+        isinstance(k, gast.Constant) and k.value == name for k in options.keys)
 
 
 class _FastExpressions:

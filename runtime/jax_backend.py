@@ -376,6 +376,13 @@ class _OverArrays(staging.Counted):
         super().__init__(*args)
         self.rows = rows
 
+    def bounded(self, limit):
+        # Shapes are static: the trip count is known, and the rows scanned
+        # are the first `limit`. (`item` reads the same `rows` list.)
+        bounded = super().bounded(limit)
+        self.rows[1] = tuple(a[:bounded.trip_count] for a in self.rows[1])
+        return bounded
+
     def loop(self, backend, extra_test, body, state, names, loc):
         loop = super().loop(backend, extra_test, body, state, names, loc)
         loop.rows = None if extra_test is not None else self.rows
@@ -501,6 +508,9 @@ class JaxBackend(staging.StagingBackend):
 
     name = "jax"
     traced = "traced by JAX"
+    static_shapes = ("JAX arrays have static shapes, so lax.while_loop and lax.scan carry '{name}' with "
+                     "one shape; make '{name}' its largest size before the loop and write into it "
+                     "({name} = {name}.at[i].set(...)), or keep the loop out of jax.jit")
 
     def owns_type(self, cls):
         if issubclass(cls, (JaxRange, JaxZip)):

@@ -12,10 +12,12 @@ Conventions shared by all operators:
     nothing when there are none, a bare value for one, a tuple otherwise.
 """
 
+import itertools
 import operator
 
 from autograph.runtime import backends
 from autograph.runtime.backends import _by_type, backend_of, backend_of_any
+from autograph.runtime.errors import user_location
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
@@ -84,6 +86,25 @@ def if_stmt(cond, if_body, else_body, state, names):
     return backend.cond(cond, if_body, else_body, state, names)
 
 
+def _options(opts, done):
+    """The options of a loop that a backend takes over after `done`
+    iterations ran as Python: `maximum_iterations` checked, and counting
+    only the iterations still allowed."""
+    if not opts or opts.get("maximum_iterations") is None:
+        return opts or {}
+    limit = opts["maximum_iterations"]
+    what = f"set_loop_options(maximum_iterations=...) of the loop at {user_location()}"
+    backend = backend_of(limit)
+    if backend is not None:
+        raise TypeError(f"{what} must be a Python int, got {backend.describe(limit)}: a staged loop's "
+                        "bound must be known while tracing")
+    if type(limit) is bool or not hasattr(type(limit), "__index__"):
+        raise TypeError(f"{what} must be a Python int, got {limit!r}")
+    if operator.index(limit) < 0:
+        raise ValueError(f"{what} must not be negative, got {limit!r}")
+    return {**opts, "maximum_iterations": max(operator.index(limit) - done, 0)}
+
+
 def while_stmt(test, body, state, names, opts=None, first_test=_NOT_RUN):
     """Functional `while`. For Python values it means:
 
@@ -93,19 +114,23 @@ def while_stmt(test, body, state, names, opts=None, first_test=_NOT_RUN):
 
     When `test` returns a symbolic value the loop continues, from the current
     state, as the backend's `while_loop` (which gets that value as
-    `opts['first_test']`). `first_test`, if given, is what `test(*state)`
-    gave already (the inlined loop of fast_paths.py hands over with it).
+    `opts['first_test']`); the iterations run so far count towards its
+    `maximum_iterations` (`set_loop_options`). `first_test`, if given, is
+    what `test(*state)` gave already (the inlined loop of fast_paths.py
+    hands over with it).
     """
-    count = len(names)
+    count, done = len(names), 0
     while True:
         result = test(*state) if first_test is _NOT_RUN else first_test
         first_test = _NOT_RUN
         backend = backend_of(result)
         if backend is not None:
-            return _pack(backend.while_loop(test, body, state, names, dict(opts or (), first_test=result)), count)
+            return _pack(backend.while_loop(test, body, state, names,
+                                            dict(_options(opts, done), first_test=result)), count)
         if not result:
             return _pack(state, count)
         state = _unpack(body(*state), count)
+        done += 1
 
 
 def for_stmt(iterable, extra_test, body, state, names, opts=None):
@@ -118,8 +143,11 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
         return state
 
     A symbolic iterable (a backend's range or array) goes to the backend's
-    `for_loop`. When `extra_test` (the loop's `break` flag) becomes symbolic
-    in a Python loop, each later iteration runs under the backend's `cond`.
+    `for_loop`; where the backend lets Python iterate over it (returns
+    NotImplemented), `opts['maximum_iterations']` still bounds the loop (the
+    backend took it: its bound holds however the backend runs it). When
+    `extra_test` (the loop's `break` flag) becomes symbolic in a Python loop,
+    each later iteration runs under the backend's `cond`.
 
     With `opts['unroll']` False (`set_loop_options(unroll=False)`), a Python
     `range` goes to the backend of the state, once the state holds a
@@ -127,19 +155,22 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     hold one before or some variable is not defined yet): the backend may
     stage the rest as one loop.
     """
-    count = len(names)
+    count, done = len(names), 0
     backend = backend_of(iterable)
     if backend is None and type(iterable) is range and opts and opts.get("unroll") is False and iterable:
         backend = backend_of_any(state)
         if (backend is None or any(isinstance(v, Undefined) for v in state)) \
                 and (extra_test is None or extra_test(*state) is True):
             state = _unpack(body(iterable[0], *state), count)
-            iterable = iterable[1:]
+            iterable, done = iterable[1:], 1
             backend = backend_of_any(state)
     if backend is not None:
-        result = backend.for_loop(iterable, extra_test, body, state, names, opts or {})
+        opts = _options(opts, done)
+        result = backend.for_loop(iterable, extra_test, body, state, names, opts)
         if result is not NotImplemented:
             return _pack(result, count)
+        if opts.get("maximum_iterations") is not None:
+            iterable = itertools.islice(iterable, opts["maximum_iterations"])
     if extra_test is None:
         for item in iterable:
             state = _unpack(body(item, *state), count)

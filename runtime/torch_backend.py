@@ -511,6 +511,8 @@ class TorchBackend(staging.StagingBackend):
     name = "torch"
     traced = "traced by torch"
     array, cast_hint = "tensor", ".to()"
+    static_shapes = ("torch's while_loop carries '{name}' with one shape in every iteration; make "
+                     "'{name}' its largest size before the loop and write into it ({name}[i] = ...)")
 
     def __init__(self):
         if "torch" in sys.modules:
@@ -553,8 +555,8 @@ class TorchBackend(staging.StagingBackend):
             return torch_dynamo.stage_loop(self, loop)
         return _loop(loop)
 
-    def stage_while(self, test, body, state, names, flag=None):
-        result = super().stage_while(test, body, state, names, flag)
+    def stage_while(self, test, body, state, names, opts, done=0, flag=None):
+        result = super().stage_while(test, body, state, names, opts, done, flag)
         # The loop's test ran once before the loop, to tell that it is
         # traced; the while_loop runs it again. torch.export keeps every
         # operation: those of the first run go.

@@ -16,10 +16,12 @@ from autograph.runtime.backends import Backend, backend_of
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
-from autograph.runtime.staging.loops import Loop
+from autograph.runtime.staging.loops import Loop, bounded_while
 from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, normalize, unflatten
 
 __all__ = ["StagingBackend"]
+
+_UNTESTED = object()  # a loop test not evaluated yet
 
 
 class StagingBackend(Backend):
@@ -30,6 +32,10 @@ class StagingBackend(Backend):
     traced = "traced"
     #: The words for the backend's arrays and for changing their dtype.
     array, cast_hint = "array", ".astype()"
+    #: Why a loop variable cannot change shape in the backend's loops, and
+    #: what to do (`{name}` is the variable), for
+    #: `set_loop_options(shape_invariants=...)`; None where it can.
+    static_shapes = None
 
     # Values (backend) -------------------------------------------------------------
 
@@ -139,27 +145,37 @@ class StagingBackend(Backend):
 
     def while_loop(self, test, body, state, names, opts):
         state, count = tuple(state), len(names)
-        flag = opts["first_test"] if "first_test" in opts else test(*state)
-        while True:
+        limit, done = opts.get("maximum_iterations"), 0
+        flag = opts["first_test"] if "first_test" in opts else _UNTESTED
+        while limit is None or done < limit:
+            if flag is _UNTESTED:
+                flag = test(*state)
             known = self.concrete(flag) if backend_of(flag) is self else bool(flag)
             if known is None:
-                return self.stage_while(test, body, state, names, flag)
+                return self.stage_while(test, body, state, names, opts, done, flag)
             if not known:
                 return state
             state = normalize(body(*state), count, "loop body")
-            flag = test(*state)
+            done += 1
+            flag = _UNTESTED
+        return state
 
-    def stage_while(self, test, body, state, names, flag=None):
-        """The `while` loop staged from `state` on; what the body changes in
-        place (places.py) is more loop state. `flag`, if given, is what
-        `test(*state)` gave, which the staged loop computes again (a
-        backend whose tracer keeps every operation may drop it)."""
+    def stage_while(self, test, body, state, names, opts, done=0, flag=None):
+        """The `while` loop staged from `state` on, `done` of its iterations
+        run as Python before (they count towards `maximum_iterations`); what
+        the body changes in place (places.py) is more loop state. `flag`, if
+        given, is what `test(*state)` gave, which the staged loop computes
+        again (a backend whose tracer keeps every operation may drop it)."""
         what, loc = f"a `while` loop whose condition is {self.traced}", user_location()
+        limit = opts.get("maximum_iterations")
 
         def stage(test, body, state, names):
+            if limit is not None:
+                return self._stage(bounded_while(self, test, body, state, names, limit - done, what, loc),
+                                   opts)[1:]
             count = len(names)
             return self._stage(Loop(self, test, lambda *s: normalize(body(*s), count, "loop body"),
-                                    state, names, what, loc))
+                                    state, names, what, loc), opts)
         if not self.tracks_places():
             return stage(test, body, state, names)
         return places.loop(stage, test, body, state, names)
@@ -168,17 +184,22 @@ class StagingBackend(Backend):
         counted = self.counted(iterable)
         if counted is NotImplemented:
             return NotImplemented
+        limit = opts.get("maximum_iterations")
+        if limit is not None:
+            counted = counted.bounded(limit)
         if type(counted.trip_count) is int and counted.trip_count <= 0:
             return tuple(state)  # no iteration, as in Python
         loc = user_location()
 
         def stage(extra_test, body, state, names):
-            return self._stage(counted.loop(self, extra_test, body, state, names, loc))[1:]
+            return self._stage(counted.loop(self, extra_test, body, state, names, loc), opts)[1:]
         if not self.tracks_places():
             return stage(extra_test, body, state, names)
         return places.loop(stage, extra_test, body, state, names, for_item=True)
 
-    def _stage(self, loop):
+    def _stage(self, loop, opts):
+        if opts.get("shape_invariants"):
+            loop.declare_shapes(opts["shape_invariants"], self.static_shapes)
         return loop.run(lambda: self.stage_loop(loop))
 
     def not_(self, value):

@@ -10,7 +10,7 @@ from autograph.runtime.errors import BranchMismatchError, LoopStateError, Undefi
 __all__ = [
     "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
     "defined_in_loop", "loop_does_not_settle", "loop_python_change", "loop_structure",
-    "loop_type_change", "one_branch", "returned_in_loop", "show",
+    "loop_type_change", "one_branch", "returned_in_loop", "shape_invariants", "show",
 ]
 
 
@@ -91,11 +91,14 @@ def loop_python_change(name, before_text, after_text, array, what, loc):
         f"it; only numbers and {array}s can change in a traced loop")
 
 
-def loop_type_change(name, before_text, after_text, cast, what, loc):
+def loop_type_change(name, before_text, after_text, cast, what, loc, invariant=None):
     """`cast` is the advice ("for example with .astype()"), or None where
-    the new value is not one the loop could carry."""
+    the new value is not one the loop could carry; `invariant`, where only
+    dimensions change and the backend can let them, the option to declare."""
     advice = "" if cast is None else (
         f": give it its final dtype and shape before the loop (for example with {cast})")
+    if invariant is not None:
+        advice += f", or let its shape change with autograph.set_loop_options({invariant}) in the loop"
     return LoopStateError(
         f"'{name}' is {before_text} before an iteration of {what} ({loc}) but {after_text} after "
         f"it; loop variables must keep their dtype and shape across iterations{advice}")
@@ -103,6 +106,10 @@ def loop_type_change(name, before_text, after_text, cast, what, loc):
 
 def cannot_enter(name, type_text, what, loc):
     return LoopStateError(f"'{name}' cannot enter {what} ({loc}) as {type_text}")
+
+
+def shape_invariants(what, loc, why):
+    return LoopStateError(f"set_loop_options(shape_invariants=...) of {what} ({loc}): {why}")
 
 
 def loop_does_not_settle(what, loc):

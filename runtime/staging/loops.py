@@ -9,13 +9,20 @@ only by widening a Python number (an `int` that becomes a float array) or
 by making dimensions unknown; then the loop is traced again with the wider
 type (`values.Retry`). A lowered `return` inside the loop makes the
 function's return value carried, starting from zeros of the returned type.
+
+`set_loop_options(maximum_iterations=N)` bounds a loop: a `while` becomes a
+loop over a counter as well (`bounded_while`), a `Counted` loop stops after
+N items (`Counted.bounded`); either has a trip count of at most N, which a
+backend may run in full, doing nothing once the loop's own test fails.
 """
+
+import copy
 
 from autograph.runtime.staging import errors
 from autograph.runtime.staging.values import NUMBERS, Retry, in_range, normalize, pack, same_python
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
-__all__ = ["Counted", "Loop"]
+__all__ = ["Counted", "Loop", "bounded_while"]
 
 _ATTEMPTS = 8
 
@@ -52,6 +59,33 @@ class Loop:
                 continue
             return self.unflatten(carry)
         raise errors.loop_does_not_settle(self.what, self.loc)
+
+    def declare_shapes(self, invariants, static_shapes):
+        """`set_loop_options(shape_invariants=[(name, shape), ...])`: each named
+        array variable is carried with `shape`, whose `None` dimensions may
+        change across iterations. `static_shapes` is the backend's reason it
+        cannot carry such a variable (a sentence with `{name}` in it), or None."""
+        what, loc = self.what, self.loc
+        for pair in invariants:
+            name, shape = pair
+            if static_shapes is not None:
+                raise errors.shape_invariants(what, loc, static_shapes.format(name=name))
+            if name not in self.names:
+                raise errors.shape_invariants(what, loc, f"'{name}' is not a variable that the loop changes")
+            owner = self.names.index(name)
+            leaves = [j for j, k in enumerate(self.flat.owner) if k == owner]
+            if len(leaves) != 1 or leaves[0] not in self.types or self.types[leaves[0]][2]:
+                raise errors.shape_invariants(
+                    what, loc, f"'{name}' is {self.backend.describe(self.state[owner])}, not an array")
+            j = leaves[0]
+            before, dtype, _ = self.types[j]
+            if type(shape) not in (tuple, list) or len(shape) != len(before) or not all(
+                    d is None or type(d) is int and d == b for d, b in zip(shape, before, strict=True)):
+                raise errors.shape_invariants(
+                    what, loc, f"'{name}' enters the loop as {self.backend.describe_type(self.types[j])}, "
+                    f"which does not have the declared shape {shape!r} (a tuple of its dimensions, None "
+                    "for those that may change)")
+            self.types[j] = (tuple(shape), dtype, False)
 
     # What the tracer sees ---------------------------------------------------------
 
@@ -144,11 +178,21 @@ class Loop:
             merged = backend.merge(t, backend.typeof(after))
             if merged is None or merged[:2] != t[:2] and not _may_widen(t, merged):
                 raise errors.loop_type_change(name, backend.describe_type(t), backend.describe(after),
-                                              backend.cast_hint, what, loc)
+                                              backend.cast_hint, what, loc,
+                                              self._invariant(name, t, backend.typeof(after)))
             if merged[:2] != t[:2]:
                 self.types[j] = merged
                 again = True
         return again
+
+    def _invariant(self, name, before, after):
+        """The `shape_invariants` that would let variable `name` go from
+        type `before` to `after`, as the user writes it, or None."""
+        if self.backend.static_shapes is not None or not name.isidentifier() \
+                or before[1:] != after[1:] or len(before[0]) != len(after[0]):
+            return None
+        shape = tuple(a if a == b else None for a, b in zip(before[0], after[0], strict=True))
+        return f"shape_invariants=[({name}, {shape!r})]"
 
     def outputs(self, new):
         """The carried leaves after an iteration, as values of their types."""
@@ -169,16 +213,51 @@ def _may_widen(before, after):
     return before[2] or (after[1] == before[1] and len(after[0]) == len(before[0]))
 
 
+def bounded_while(backend, test, body, state, names, limit, what, loc):
+    """The `Loop` of `while test(*state): state = body(*state)` stopped
+    after at most `limit` iterations: its state is an iteration counter,
+    then `state`; its trip count is `limit`, and it stops early where `test`
+    fails (`stops_early`: a backend that runs all `limit` iterations runs
+    each under the test)."""
+    count = len(names)
+
+    def bounded_test(k, *s):
+        flag = test(*s)
+        if type(flag) in NUMBERS:
+            return (k < limit) if flag else False
+        return backend.logical_and(backend.predicate(k < limit, what, loc), backend.predicate(flag, what, loc))
+
+    def bounded_body(k, *s):
+        return (k + 1,) + normalize(body(*s), count, "loop body")
+
+    return Loop(backend, bounded_test, bounded_body, (0,) + tuple(state),
+                ("<iteration count>",) + tuple(names), what, loc, limit, stops_early=True)
+
+
 class Counted:
     """A `for` loop over a range or over the leading axis of arrays, as a
     loop over a counter from `start` by `step` while it has not passed
     `stop`: `item(i)` is the loop target of iteration `i`. `trip_count`,
     where known while tracing (a Python int), is the number of iterations.
-    `what` names the loop in messages."""
+    `what` names the loop in messages. `limit`, where set (`bounded`), is
+    a second `stop`, and `trip_count` then an upper bound."""
+
+    limit = None
 
     def __init__(self, start, stop, step, item, what, trip_count=None):
         self.start, self.stop, self.step, self.item = start, stop, step, item
         self.what, self.trip_count = what, trip_count
+
+    def bounded(self, limit):
+        """This loop stopped after at most `limit` iterations
+        (`set_loop_options(maximum_iterations=limit)`)."""
+        bounded = copy.copy(self)
+        if type(self.trip_count) is int:
+            bounded.trip_count = min(self.trip_count, limit)
+            bounded.stop = self.start + bounded.trip_count * self.step
+        else:
+            bounded.limit, bounded.trip_count = self.start + limit * self.step, limit
+        return bounded
 
     @classmethod
     def over_arrays(cls, kind, arrays, first, stop, what, trip_count=None):
@@ -199,10 +278,13 @@ class Counted:
         """The `Loop` of `for target in ...: state = body(target, *state)`
         that stops early where `extra_test(*state)` (the `break` flag) is
         false. Its state is the counter, then `state`."""
-        count, stop, step, item = len(names), self.stop, self.step, self.item
+        count, stop, step, item, limit = len(names), self.stop, self.step, self.item, self.limit
 
         def test(i, *s):
             flag = in_range(i, stop, step)
+            if limit is not None:
+                flag = backend.logical_and(backend.predicate(flag, self.what, loc),
+                                           backend.predicate(in_range(i, limit, step), self.what, loc))
             if extra_test is None:
                 return flag
             more = extra_test(*s)
@@ -225,4 +307,4 @@ class Counted:
 
         return Loop(backend, test, loop_body, (self.start,) + tuple(state),
                     ("<loop counter>",) + tuple(names), self.what, loc,
-                    self.trip_count, counted_body, extra_test is not None)
+                    self.trip_count, counted_body, extra_test is not None or limit is not None)

@@ -47,7 +47,7 @@ class TracerBackend(StagingBackend):
 
     def while_loop(self, test, body, state, names, opts):
         # A symbolic test is never known while tracing: stage the loop at once.
-        return self.stage_while(test, body, tuple(state), names)
+        return self.stage_while(test, body, tuple(state), names, opts)
 
     is_value = staticmethod(control_flow.is_value)
     typeof = staticmethod(control_flow.typeof)

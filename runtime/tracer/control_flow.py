@@ -174,6 +174,9 @@ def counted(iterable, over_range, over_arrays):
     `enumerate`/`zip` of symbolic arrays, as a `Counted` loop."""
     if type(iterable) is SymbolicRange:
         return Counted(iterable.start, iterable.stop, iterable.step, lambda i: i, over_range())
+    if type(iterable) is range:  # set_loop_options(unroll=False): see operators.for_stmt
+        return Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
+                       "a `for` loop over a range not unrolled (set_loop_options(unroll=False))", len(iterable))
     if type(iterable) is SymbolicZip:
         arrays = [a if _is_sym(a) else context.constant(a) for a in iterable.arrays]
         first = iterable.start

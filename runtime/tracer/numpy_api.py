@@ -46,7 +46,7 @@ _SUPPORTED_NAMES = [
     "quantile", "trace", "diagonal", "diag", "tril", "triu", "tile", "repeat", "take", "take_along_axis",
     "nonzero", "argwhere", "count_nonzero", "isclose", "allclose", "array_equal", "nan_to_num", "atleast_1d",
     "atleast_2d", "atleast_3d", "searchsorted", "digitize", "interp", "convolve", "meshgrid", "real", "imag",
-    "angle", "conj"
+    "angle", "conj", "pad"
 ]
 
 _LINALG_NAMES = ["norm", "inv", "det", "solve", "pinv", "cholesky", "eigh", "qr", "svd", "slogdet", "matrix_power"]

@@ -3,6 +3,8 @@ loop is removed from the body and its keywords become the options dict, the
 last argument of `ag__.while_stmt` / `ag__.for_stmt`; Python execution is
 unchanged."""
 
+import inspect
+
 import pytest
 from harness import LOG, assert_same_behaviour, from_source, lines_of, log  # noqa: E402,F401
 
@@ -130,3 +132,77 @@ def test_directive_outside_a_loop_stays_a_call():
 def test_directive_has_no_effect_on_python_execution():
     assert autograph.set_loop_options(maximum_iterations=1) is None
     assert autograph.to_graph(while_with_options)(50) == 0
+
+
+def shape_invariants_by_name(x):
+    y = x[:1]
+    while x.sum() > 0:
+        autograph.set_loop_options(shape_invariants=[(y, (None,))], maximum_iterations=3)
+        y = y + 1
+        x = x - 1
+    return y
+
+
+def test_shape_invariants_name_their_variables():
+    assert ("{'shape_invariants': [('y', (None,))], 'maximum_iterations': 3})"
+            in autograph.to_code(shape_invariants_by_name))
+
+
+def misspelled_option(x):
+    while x > 0:
+        autograph.set_loop_options(maximum_iteration=3)
+        x -= 1
+    return x
+
+
+def positional_option(x):
+    while x > 0:
+        autograph.set_loop_options(3)
+        x -= 1
+    return x
+
+
+def options_from_a_dict(x, options):
+    while x > 0:
+        autograph.set_loop_options(**options)
+        x -= 1
+    return x
+
+
+def invariants_not_written_out(x, invariants):
+    while x > 0:
+        autograph.set_loop_options(shape_invariants=invariants)
+        x -= 1
+    return x
+
+
+def _line(fn, text):
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+OPTIONS = "maximum_iterations, shape_invariants, parallel_iterations, swap_memory, unroll"
+
+
+@pytest.mark.parametrize("fn, words", [
+    (misspelled_option, f"set_loop_options() has no option 'maximum_iteration'; its options are {OPTIONS}"),
+    (positional_option, "set_loop_options() takes its options by name (set_loop_options(maximum_iterations=10))"),
+    (options_from_a_dict, "set_loop_options(**...) cannot be converted: write each option by name in the call"),
+    (invariants_not_written_out, "set_loop_options(shape_invariants=...) takes a list of (variable, shape) "
+                                 "pairs written in the call, such as [(y, (None,))]"),
+], ids=lambda f: getattr(f, "__name__", ""))
+def test_directive_errors_name_the_line(fn, words):
+    with pytest.raises(autograph.ConversionError) as info:
+        autograph.to_code(fn)
+    where = f"{__file__}:{_line(fn, 'set_loop_options(')}"
+    assert str(info.value) == f"cannot convert {fn.__qualname__} ({where}): {words}"
+
+
+def test_an_unknown_option_is_an_error_when_the_code_runs_unconverted_too():
+    with pytest.raises(TypeError) as info:
+        misspelled_option(2)
+    where = f"{__file__}:{_line(misspelled_option, 'set_loop_options(')}"
+    assert str(info.value) == \
+        f"set_loop_options() has no option 'maximum_iteration'; its options are {OPTIONS} ({where})"
+    with pytest.raises(autograph.ConversionError, match="has no option 'maximum_iteration'"):
+        autograph.to_graph(misspelled_option, strict=True)
