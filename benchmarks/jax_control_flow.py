@@ -11,7 +11,8 @@ For each function, both versions are checked to give the same result, then:
 
   * trace, and trace+compile: `jax.jit(f).trace(*args)`, then
     `.lower().compile()`, of a fresh function object (the conversion is
-    cached; tracing and XLA compilation are not), min over `--reps` runs,
+    cached; tracing and XLA compilation are not), min over `--reps` runs
+    (trace alone: over 8x as many, interleaved converted/hand-written),
     with the garbage collector off while timed (as `timeit` does);
   * run: a call of the compiled function, interleaved converted/hand-written,
     min over rounds of `timeit` batches;
@@ -229,6 +230,25 @@ def first_call_times(make, args, reps):
     return trace, total
 
 
+def trace_times(functions, args, reps):
+    """Trace alone of a fresh function of each of `functions`, interleaved,
+    min over `reps` rounds: tracing takes milliseconds, so that a burst of
+    load on the machine falls on both versions alike."""
+    best = [math.inf] * len(functions)
+    for _ in range(reps):
+        for k, g in enumerate(functions):
+            f = fresh(g)
+            gc.collect()
+            gc.disable()
+            try:
+                start = time.perf_counter()
+                jax.jit(f).trace(*args)
+                best[k] = min(best[k], time.perf_counter() - start)
+            finally:
+                gc.enable()
+    return best
+
+
 def run_times(compiled, args, rounds, batch):
     best = [math.inf] * len(compiled)
     for _ in range(rounds):
@@ -263,7 +283,7 @@ def main(argv=None):
             np.testing.assert_allclose(g, e, rtol=1e-9)
         eqns = [count_eqns(jax.make_jaxpr(g)(*inputs).jaxpr) for g in (converted, f_lax)]
         times = [first_call_times(lambda g=g: fresh(g), inputs, args.reps) for g in (converted, f_lax)]
-        trace_s, compile_s = [t for t, _ in times], [c for _, c in times]
+        trace_s, compile_s = trace_times((converted, f_lax), inputs, 8 * args.reps), [c for _, c in times]
         compiled = [jax.jit(g).lower(*inputs).compile() for g in (converted, f_lax)]
         run_s = run_times(compiled, inputs, args.rounds, batch=200)
         run_ratios.append(_ratio(*run_s))

@@ -25,7 +25,7 @@ symbolic value: implement at least `cond` and `while_loop`.
 
 import builtins
 
-__all__ = ["Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any"]
+__all__ = ["FROM_FIRST", "Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any"]
 
 
 class Backend:
@@ -55,18 +55,31 @@ class Backend:
             while test(*state):
                 state = body(*state)
             return state
-
-        `opts` holds the loop's options (`set_loop_options`) and
-        `first_test`: the value `test(*state)` gave already, which a backend
-        need not compute again.
         """
         raise NotImplementedError(f"the {self.name} backend has no while_loop")
+
+    def while_from(self, flag, test, body, state, names, opts):
+        """`while_loop` where `flag`, one of this backend's values, is
+        `test(*state)`: the runtime evaluated it to find the backend. A
+        backend that can use it saves an evaluation of the test; by
+        default the test runs again."""
+        return self.while_loop(test, body, state, names, opts)
 
     def for_loop(self, iterable, extra_test, body, state, names, opts):
         """Functional `for` over one of this backend's iterables (a symbolic
         range or array). Returns the final state tuple, or NotImplemented to
         let Python iterate."""
         return NotImplemented
+
+    def first_iteration(self, body, item, state, count):
+        """`body(item, *state)`, the first iteration of a `for` loop over a
+        range that `set_loop_options(unroll=False)` asks to stage, whose
+        state holds none of this backend's values but whose body reads
+        some. A backend may instead return FROM_FIRST, to stage the loop
+        from this iteration on (discarding what the iteration gave), where
+        it finds that the iteration made the state its values and changed
+        nothing else Python sees."""
+        return body(item, *state)
 
     def not_(self, value):
         """`not value`."""
@@ -107,6 +120,9 @@ class Backend:
         example `numpy.asarray`, which numpy runs without asking the value."""
         return ()
 
+
+#: What `Backend.first_iteration` returns to stage a loop from its first iteration.
+FROM_FIRST = object()
 
 _backends = []
 _by_type = {}

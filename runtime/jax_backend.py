@@ -31,15 +31,18 @@ once jax is imported, so it costs nothing to programs that do not use jax.
 """
 
 import builtins
+import inspect
 import math
 import sys
+import weakref
 
 from autograph.runtime import staging
-from autograph.runtime.backends import Backend
+from autograph.runtime.backends import FROM_FIRST, Backend
 from autograph.runtime.errors import (
     TracingError,
     user_location,
 )
+from autograph.runtime.staging import places
 
 __all__ = ["JaxBackend", "JaxRange", "JaxZip"]
 
@@ -140,6 +143,8 @@ def _merge(a, b):
 def _cast(x, t):
     """x as a value of type t (shape, dtype, weak)."""
     shape, dtype, _ = t
+    if isinstance(x, jax.core.Tracer) and x.dtype == dtype and x.shape == shape:
+        return x  # as jnp.asarray gives it, without a call
     v = jnp.asarray(x)
     if v.dtype != dtype:
         v = lax.convert_element_type(v, dtype)
@@ -191,6 +196,19 @@ def _drop_dead_equations():
                 if type(eqns[k]) is pe.TracingEqn and not eqns[k].effects:
                     eqns[k] = ref(eqns[k])
         trace = getattr(trace, "parent_trace", None)
+
+
+def _recorded_equations():
+    """The equations recorded so far by the jaxpr being traced, or None where
+    the current trace records none (or jax has no such trace)."""
+    try:
+        from jax._src import core
+        from jax._src.interpreters import partial_eval as pe
+        trace = core.trace_ctx.trace
+    except (ImportError, AttributeError):
+        return None
+    eqns = getattr(getattr(trace, "frame", None), "tracing_eqns", None)
+    return eqns if type(trace) is pe.DynamicJaxprTrace and type(eqns) is list else None
 
 
 # cond ------------------------------------------------------------------------
@@ -259,7 +277,11 @@ def _trace(fn):
         no_args = FlatTree.flatten(((), {}))
     except (ImportError, AttributeError):
         return jax.make_jaxpr(fn)()
-    return pe.trace_to_jaxpr(fn, no_args, api_util.debug_info("cond", fn, (), {}))[0]
+    # A branch takes no arguments: its signature needs no inspecting.
+    return pe.trace_to_jaxpr(fn, no_args, api_util.debug_info("cond", fn, (), {}, signature=_NO_PARAMETERS))[0]
+
+
+_NO_PARAMETERS = inspect.Signature()
 
 
 def _choose(pred, true_jaxpr, false_jaxpr):
@@ -267,10 +289,30 @@ def _choose(pred, true_jaxpr, false_jaxpr):
     traced jaxprs: `lax.select` of both where `_selectable` says that is
     safe (XLA:CPU runs a small select faster than a conditional), else
     `lax.cond`."""
-    true_fn, false_fn = (jax.extend.core.jaxpr_as_fun(c) for c in (true_jaxpr, false_jaxpr))
     if not _selectable((true_jaxpr, false_jaxpr)):
-        return lax.cond(pred, true_fn, false_fn)
-    return [a if a is b else lax.select(pred, a, b) for a, b in zip(true_fn(), false_fn())]
+        return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(c) for c in (true_jaxpr, false_jaxpr)))
+    outs = [_inline(c.jaxpr, c.consts) for c in (true_jaxpr, false_jaxpr)]
+    return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
+
+
+def _inline(jaxpr, consts, *args):
+    """The outputs of `jaxpr` on `consts` and `args`, its equations copied
+    into the trace being recorded: `jaxpr_as_fun(ClosedJaxpr(jaxpr,
+    consts))(*args)` without running each primitive's rules again (as `jit`
+    inlines a nested `jit`). Through `jaxpr_as_fun` where the current trace
+    records no jaxpr (an eager `vmap`, say) or jax has no such function."""
+    try:
+        from jax._src import core, source_info_util
+        from jax._src.interpreters import partial_eval as pe
+        trace, inline = core.trace_ctx.trace, pe.inline_jaxpr_into_trace
+        records = type(trace) is pe.DynamicJaxprTrace
+    except (ImportError, AttributeError):
+        records = False
+    if not records:
+        return jax.extend.core.jaxpr_as_fun(jax.extend.core.ClosedJaxpr(jaxpr, list(consts)))(*args)
+    where = source_info_util.current()
+    inputs = [trace.to_jaxpr_tracer(x, where) for x in (*consts, *args)]
+    return [trace.to_jaxpr_tracer(x, where) for x in inline(trace, where, jaxpr, (), *inputs)]
 
 
 # loops -----------------------------------------------------------------------
@@ -285,14 +327,29 @@ def _loop(loop):
         carry = lax.while_loop(loop.cond_fun, loop.body_fun, loop.init())
     elif loop.stops_early:
         carry = _bounded_while(loop.cond_fun, loop.body_fun, loop.init(), loop.trip_count)
-    elif getattr(loop, "rows", None) is not None:
+    elif loop.rows is not None and loop.indexed:
         # Over arrays: a scan over their rows, as hand-written code does.
         def step(c, rows):
             loop.rows[0] = rows
             return loop.counted_body_fun(c), None
         carry = lax.scan(step, loop.init(), loop.rows[1])[0]
     else:
-        carry = lax.fori_loop(0, loop.trip_count, lambda _, c: loop.counted_body_fun(c), loop.init())
+        # The loop's counter (its first carried value) is not carried: a scan
+        # needs none (the body reads the rows), a fori_loop has its own.
+        start, step = loop.counter
+        if loop.rows is not None:
+            def scan_step(c, rows):
+                loop.rows[0] = rows
+                return loop.counted_body_fun([start] + c)[1:], None
+            carry = lax.scan(scan_step, loop.init()[1:], loop.rows[1])[0]
+        else:
+            def body(k, c):
+                out = loop.counted_body_fun([k if step == 1 else start + k * step] + c)[1:]
+                _drop_dead_equations()  # the counter's own step
+                return out
+            first = start if step == 1 else 0
+            carry = lax.fori_loop(first, first + loop.trip_count, body, loop.init()[1:])
+        carry = [start + loop.trip_count * step] + list(carry)
     _drop_dead_equations()
     return carry
 
@@ -309,9 +366,12 @@ def _bounded_while(cond_fun, body_fun, init, trip_count):
     carry its own rule. Both forms come from one trace of each function."""
     if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in jax.tree_util.tree_leaves(init)):
         return lax.while_loop(cond_fun, body_fun, init)
-    body, body_consts = jax.closure_convert(body_fun, init)
-    cond, cond_consts = jax.closure_convert(cond_fun, init)
+    body, body_consts = _closure_convert(body_fun, init)
+    test, cond_consts = _closure_convert(cond_fun, init)
     split = builtins.len(body_consts)
+
+    def cond(c, *consts):
+        return test(c, *consts)[0]
 
     def as_while(init, *consts):
         return lax.while_loop(lambda c: cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), init)
@@ -326,6 +386,27 @@ def _bounded_while(cond_fun, body_fun, init, trip_count):
     return loop(init, *body_consts, *cond_consts)
 
 
+def _closure_convert(fn, init):
+    """`jax.closure_convert(fn, init)` for a loop's test or body, which take
+    the carry (a list of arrays): `(converted, consts)`, where
+    `converted(carry, *consts)` gives the list of `fn`'s outputs, copying
+    `fn`'s traced equations into the trace that calls it (`_inline`)."""
+    try:
+        from jax._src import api_util
+        from jax._src.interpreters import partial_eval as pe
+        from jax._src.tree_util import FlatTree
+        avals = FlatTree.flatten((([jax.typeof(x) for x in init],), {}))
+        dbg = api_util.debug_info("while_loop", fn, (init,), {}, signature=_ONE_PARAMETER)
+    except (ImportError, AttributeError):
+        converted, consts = jax.closure_convert(fn, init)
+        return (lambda c, *consts: jax.tree_util.tree_leaves(converted(c, *consts))), consts
+    closed = pe.trace_to_jaxpr(fn, avals, dbg)[0]
+    return (lambda c, *consts: _inline(closed.jaxpr, consts, *c)), list(closed.consts)
+
+
+_ONE_PARAMETER = inspect.Signature([inspect.Parameter("carry", inspect.Parameter.POSITIONAL_ONLY)])
+
+
 def _row(a, i):
     """`a[i]` for a counter `i` in [0, len(a)): no wrapping of negative indices."""
     starts = (i,) + (0,) * (jnp.ndim(a) - 1)
@@ -334,13 +415,12 @@ def _row(a, i):
 
 def _counted(iterable, over_range, over_arrays):
     if type(iterable) is JaxRange:
-        return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
-                               over_range())
+        return _Counted(None, iterable.start, iterable.stop, iterable.step, lambda i: i, over_range())
     if type(iterable) is range:  # set_loop_options(unroll=False): see operators.for_stmt
-        return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
-                               over_range().replace("whose bound is traced by JAX",
-                                                    "not unrolled (set_loop_options(unroll=False))"),
-                               builtins.len(iterable))
+        return _Counted(None, iterable.start, iterable.stop, iterable.step, lambda i: i,
+                        over_range().replace("whose bound is traced by JAX",
+                                             "not unrolled (set_loop_options(unroll=False))"),
+                        builtins.len(iterable))
     if type(iterable) is not JaxZip and not _is_abstract(iterable):
         return NotImplemented
     arrays = iterable.arrays if type(iterable) is JaxZip else (iterable,)
@@ -365,12 +445,18 @@ def _counted(iterable, over_range, over_arrays):
     else:
         def item(i):
             return tuple(row(k, i) for k in range(builtins.len(arrays)))
-    return _OverArrays(rows, 0, stop, 1, item, over_arrays(kind), stop)
+    counted = _Counted(rows, 0, stop, 1, item, over_arrays(kind), stop)
+    counted.indexed = kind == "enumerate"
+    return counted
 
 
-class _OverArrays(staging.Counted):
-    """A counted loop over the rows of arrays: where it cannot stop early it
-    is a `lax.scan` over them (`_loop` reads `rows`)."""
+class _Counted(staging.Counted):
+    """A counted loop, for `_loop`: over the rows of arrays (`rows` not None)
+    where it cannot stop early, a `lax.scan` over them, which carries the
+    counter only where the loop target is its value (`indexed`: enumerate);
+    over a static range, a `fori_loop` whose index gives the counter."""
+
+    indexed = False
 
     def __init__(self, rows, *args):
         super().__init__(*args)
@@ -380,12 +466,14 @@ class _OverArrays(staging.Counted):
         # Shapes are static: the trip count is known, and the rows scanned
         # are the first `limit`. (`item` reads the same `rows` list.)
         bounded = super().bounded(limit)
-        self.rows[1] = tuple(a[:bounded.trip_count] for a in self.rows[1])
+        if self.rows is not None:
+            self.rows[1] = tuple(a[:bounded.trip_count] for a in self.rows[1])
         return bounded
 
     def loop(self, backend, extra_test, body, state, names, loc):
         loop = super().loop(backend, extra_test, body, state, names, loc)
         loop.rows = None if extra_test is not None else self.rows
+        loop.indexed, loop.counter = self.indexed, (self.start, self.step)
         return loop
 
 
@@ -546,6 +634,21 @@ class JaxBackend(staging.StagingBackend):
 
     def counted(self, iterable):
         return _counted(iterable, self.over_range, self.over_arrays)
+
+    def first_iteration(self, body, item, state, count):
+        # The iteration runs as Python. If it made the state JAX values and
+        # changed nothing else (no places, no effects staged), the loop is
+        # staged from it on: what it staged is then dead, and dropped.
+        recorded = places.Recorded((body,), [(f"<state {k}>", v) for k, v in enumerate(state)])
+        eqns = _recorded_equations()
+        mark = None if eqns is None else len(eqns)
+        result = body(item, *state)
+        if mark is None or recorded.changed() or builtins.any(
+                getattr(e() if type(e) is weakref.ReferenceType else e, "effects", None) for e in eqns[mark:]):
+            return result
+        if builtins.any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(result)):
+            return FROM_FIRST
+        return result
 
     def print_(self, *args, **kwargs):
         if not builtins.any(_is_tracer(a) for a in args):

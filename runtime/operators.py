@@ -16,7 +16,7 @@ import itertools
 import operator
 
 from autograph.runtime import backends
-from autograph.runtime.backends import _by_type, backend_of, backend_of_any
+from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any
 from autograph.runtime.errors import user_location
 from autograph.runtime.undefined import Undefined
 
@@ -113,11 +113,10 @@ def while_stmt(test, body, state, names, opts=None, first_test=_NOT_RUN):
         return state
 
     When `test` returns a symbolic value the loop continues, from the current
-    state, as the backend's `while_loop` (which gets that value as
-    `opts['first_test']`); the iterations run so far count towards its
-    `maximum_iterations` (`set_loop_options`). `first_test`, if given, is
-    what `test(*state)` gave already (the inlined loop of fast_paths.py
-    hands over with it).
+    state, as the backend's `while_from` (which gets that value); the
+    iterations run so far count towards its `maximum_iterations`
+    (`set_loop_options`). `first_test`, if given, is what `test(*state)`
+    gave already (the inlined loop of fast_paths.py hands over with it).
     """
     count, done = len(names), 0
     while True:
@@ -125,8 +124,7 @@ def while_stmt(test, body, state, names, opts=None, first_test=_NOT_RUN):
         first_test = _NOT_RUN
         backend = backend_of(result)
         if backend is not None:
-            return _pack(backend.while_loop(test, body, state, names,
-                                            dict(_options(opts, done), first_test=result)), count)
+            return _pack(backend.while_from(result, test, body, state, names, _options(opts, done)), count)
         if not result:
             return _pack(state, count)
         state = _unpack(body(*state), count)
@@ -153,7 +151,9 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     `range` goes to the backend of the state, once the state holds a
     symbolic value (after the first iteration, run as Python, if it does not
     hold one before or some variable is not defined yet): the backend may
-    stage the rest as one loop.
+    stage the rest as one loop. Where the body reads a backend's values,
+    that backend runs the first iteration (`Backend.first_iteration`) and
+    may say to stage the loop from it on.
     """
     count, done = len(names), 0
     backend = backend_of(iterable)
@@ -161,9 +161,13 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
         backend = backend_of_any(state)
         if (backend is None or any(isinstance(v, Undefined) for v in state)) \
                 and (extra_test is None or extra_test(*state) is True):
-            state = _unpack(body(iterable[0], *state), count)
-            iterable, done = iterable[1:], 1
-            backend = backend_of_any(state)
+            reader = backend or backend_of_any(_cell_values(body))
+            first = (body(iterable[0], *state) if reader is None
+                     else reader.first_iteration(body, iterable[0], state, count))
+            if first is not FROM_FIRST:
+                state = _unpack(first, count)
+                iterable, done = iterable[1:], 1
+            backend = backend_of_any(state) or (reader if first is FROM_FIRST else None)
     if backend is not None:
         opts = _options(opts, done)
         result = backend.for_loop(iterable, extra_test, body, state, names, opts)
@@ -201,6 +205,17 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
         # test would be an unused operation in the backend's graph.
         flag = _NOT_RUN
     return _pack(state, count)
+
+
+def _cell_values(fn):
+    """What function `fn` reads from enclosing functions."""
+    values = []
+    for cell in fn.__closure__ or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:  # not bound yet
+            pass
+    return values
 
 
 def if_exp(cond, if_true, if_false):

@@ -21,8 +21,6 @@ from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, fla
 
 __all__ = ["StagingBackend"]
 
-_UNTESTED = object()  # a loop test not evaluated yet
-
 
 class StagingBackend(Backend):
     """Runs `if`, `while`, `for`, `and`, `or` and `not` on a tracer's values:
@@ -144,12 +142,12 @@ class StagingBackend(Backend):
         return branches.run(lambda: self.stage_cond(pred, branches))
 
     def while_loop(self, test, body, state, names, opts):
+        return self.while_from(test(*state), test, body, state, names, opts)
+
+    def while_from(self, flag, test, body, state, names, opts):
         state, count = tuple(state), len(names)
         limit, done = opts.get("maximum_iterations"), 0
-        flag = opts["first_test"] if "first_test" in opts else _UNTESTED
         while limit is None or done < limit:
-            if flag is _UNTESTED:
-                flag = test(*state)
             known = self.concrete(flag) if backend_of(flag) is self else bool(flag)
             if known is None:
                 return self.stage_while(test, body, state, names, opts, done, flag)
@@ -157,7 +155,8 @@ class StagingBackend(Backend):
                 return state
             state = normalize(body(*state), count, "loop body")
             done += 1
-            flag = _UNTESTED
+            if limit is None or done < limit:
+                flag = test(*state)
         return state
 
     def stage_while(self, test, body, state, names, opts, done=0, flag=None):

@@ -45,10 +45,6 @@ class TracerBackend(StagingBackend):
     def concrete(self, value):
         return None if type(value) is SymbolicArray else bool(value)
 
-    def while_loop(self, test, body, state, names, opts):
-        # A symbolic test is never known while tracing: stage the loop at once.
-        return self.stage_while(test, body, tuple(state), names, opts)
-
     is_value = staticmethod(control_flow.is_value)
     typeof = staticmethod(control_flow.typeof)
     merge = staticmethod(control_flow.merge)

@@ -283,6 +283,28 @@ def test_while_jaxpr_has_no_dead_equations():
     assert float(jit(newton_sqrt)(2.0)) == float(newton_sqrt(jnp.asarray(2.0)))
 
 
+TESTS_RUN = []
+
+
+def counted_test(x):
+    TESTS_RUN.append(1)
+    return x > 1.0
+
+
+def halve_while_large(x):
+    while counted_test(x):
+        x = x / 2
+    return x
+
+
+def test_while_test_runs_once_before_staging():
+    # Once in Python to find that it is traced, once in lax.while_loop's trace.
+    TESTS_RUN.clear()
+    jax.make_jaxpr(autograph.to_graph(halve_while_large))(5.0)
+    assert len(TESTS_RUN) == 2
+    assert float(jit(halve_while_large)(5.0)) == float(halve_while_large(jnp.asarray(5.0)))
+
+
 def retried_branch(x):
     if x > 0:
         y = 1        # a Python int: the branches are traced again with y as float64
@@ -365,6 +387,61 @@ def test_static_range_with_unroll_false_is_one_loop():
     assert_same(decay_sum_unrolled(x), jit(decay_sum)(x))
     assert_same(jax.grad(decay_sum_unrolled)(x), jax.jit(jax.grad(autograph.to_graph(decay_sum)))(x))
     assert "scan" not in primitives(decay_sum_unrolled, x)   # the default unrolls, as Python runs it
+
+
+def test_static_range_with_unroll_false_stages_its_first_iteration_too():
+    # acc starts as a Python number: the first iteration, which makes it a
+    # JAX value, is staged with the rest, as the hand-written fori_loop.
+    x = jnp.arange(64.0)
+    hand_written = jax.lax.fori_loop(0, 64, lambda i, acc: 0.5 * acc + x[i], 0.0)
+    assert equations(autograph.to_graph(decay_sum), x) == equations(
+        lambda x: jax.lax.fori_loop(0, 64, lambda i, acc: 0.5 * acc + x[i], 0.0), x)
+    assert_same(hand_written, jit(decay_sum)(x))
+
+
+def shape_sum(x):
+    n = 0
+    for _ in range(3):
+        autograph.set_loop_options(unroll=False)
+        n += x.shape[0]   # reads a traced array, gives a Python int
+    return jnp.zeros(n) + x[0]
+
+
+def late_reads(x):
+    acc = 0.0
+    for i in range(4):
+        autograph.set_loop_options(unroll=False)
+        if i >= 2:      # Python at the first iteration: acc stays a Python float
+            acc = acc + x[i]
+    return acc
+
+
+def counts_calls(x, stats):
+    acc = 0.0
+    for i in range(4):
+        autograph.set_loop_options(unroll=False)
+        stats["calls"] = stats["calls"] + 1
+        acc = 0.5 * acc + x[i]
+    return acc, stats["calls"]
+
+
+def prints_each(x):
+    acc = 0.0
+    for i in range(3):
+        autograph.set_loop_options(unroll=False)
+        print("item", x[i])
+        acc = acc + x[i]
+    return acc
+
+
+def test_unroll_false_first_iteration_keeps_python_semantics(capfd):
+    x = jnp.arange(1.0, 5.0)
+    assert_same(shape_sum(x), jit(shape_sum)(x))     # n stays a Python int: a static shape
+    assert_same(late_reads(x), jit(late_reads)(x))
+    assert_same(counts_calls(x, {"calls": 0}), jit(lambda x: counts_calls(x, {"calls": 0}))(x))
+    assert_same(prints_each(x), jax.block_until_ready(jit(prints_each)(x)))
+    out = capfd.readouterr().out
+    assert out.count("item") == 6 and "item 3.0" in out   # 3 eagerly, 3 when the staged loop runs
 
 
 def strided_with_break(x, n):
