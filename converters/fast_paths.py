@@ -293,8 +293,14 @@ class _Inliner:
             return builders.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn, body_fn = definitions[call.args[0].id], definitions[call.args[1].id]
         cond = self.ctx.namer.helper("loop_cond")
+        # The operator takes over with the test's value: evaluating the test
+        # again would leave unused operations in a tracer's graph.
+        hand_over = copy.copy(stmt)
+        hand_over.value = copy.copy(call)
+        hand_over.value.keywords = list(call.keywords) + [builders.located(
+            gast.keyword(arg="first_test", value=builders.name(cond)), stmt)]
         loop = gast.While(test=builders.const(True), orelse=[], body=(
-            self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, stmt, [test_fn, body_fn])
+            self._compute(cond, test_fn.body[-1].value) + self._hand_over(cond, hand_over, [test_fn, body_fn])
             + self._inline(body_fn, keep_return=False)))
         return builders.located([loop], stmt)
 

@@ -199,13 +199,32 @@ def _reset_cache():
 _FIXED = frozenset(_by_type)
 
 
+# A tracer may give symbolic numbers Python's own number types: under dynamo,
+# `type()` of an `.item()` value or of a dynamic dimension is int, float or
+# bool. `set_symbolic_numbers` installs the hook that tells them apart.
+_NUMBER_TYPES = frozenset({bool, int, float})
+_symbolic_number = None
+
+
+def set_symbolic_numbers(hook):
+    """Installs `hook(number)`: the backend of a number whose value its
+    tracer does not know, or None. Dispatch asks it about every int, float
+    and bool, so it must return fast when no such tracer runs."""
+    global _symbolic_number
+    _symbolic_number = hook
+
+
 def backend_of(value):
     """The backend that claims `value`, or None for a Python value."""
     cls = type(value)
     try:
-        return _by_type[cls]
+        found = _by_type[cls]
     except KeyError:
         pass
+    else:
+        if found is None and _symbolic_number is not None and cls in _NUMBER_TYPES:
+            return _symbolic_number(value)
+        return found
     found = None
     for backend in _backends:
         if backend.owns_type(cls):

@@ -148,6 +148,9 @@ def _override(func):
         or getattr(func, "__module__", None) == "numpy"
     # The common call, one or two plain arguments, costs two type checks.
     quick = (_PLAIN - set(_SEQUENCES) if scan else _PLAIN) | {_Absent}
+    # A bytecode tracer's symbolic numbers have Python's number types (see
+    # backends.set_symbolic_numbers): there range() of one is a staged loop.
+    numbers = func is builtins.range
 
     def dispatch(args, kwargs):
         for arg in args:
@@ -164,7 +167,8 @@ def _override(func):
         return func(*args, **kwargs)
 
     def override(first=_ABSENT, second=_ABSENT, *rest, **kwargs):
-        if type(first) in quick and type(second) in quick and not rest and not kwargs:
+        if type(first) in quick and type(second) in quick and not rest and not kwargs \
+                and not (numbers and _bytecode_traced is not None and _bytecode_traced()):
             if second is not _ABSENT:
                 return func(first, second)
             return func(first) if first is not _ABSENT else func()

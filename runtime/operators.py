@@ -15,6 +15,7 @@ Conventions shared by all operators:
 import itertools
 import operator
 
+from autograph.runtime import backends
 from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any, unchanged
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging.lists import Appended, TracedList
@@ -45,7 +46,8 @@ def is_python(value):
     (which would count towards the recursion limit)."""
     t = type(value)
     try:
-        python = _by_type[t] is None
+        # A number dynamo traces as a symbol has type int, float or bool.
+        python = _by_type[t] is None and (backends._symbolic_number is None or backend_of(value) is None)
     except KeyError:
         python = backend_of(value) is None
     if t is list:  # one accumulated in a staged loop (staging/lists.py) has a traced length
@@ -60,6 +62,9 @@ def _unpack(result, count):
     if count == 0:
         return ()
     return result
+
+
+_NOT_RUN = object()
 
 
 def if_stmt(cond, if_body, else_body, state, names):
@@ -100,7 +105,7 @@ def _options(opts, done):
     return {**opts, "maximum_iterations": max(operator.index(limit) - done, 0)}
 
 
-def while_stmt(test, body, state, names, opts=None):
+def while_stmt(test, body, state, names, opts=None, first_test=_NOT_RUN):
     """Functional `while`. For Python values it means:
 
         while test(*state):
@@ -108,12 +113,15 @@ def while_stmt(test, body, state, names, opts=None):
         return state
 
     When `test` returns a symbolic value the loop continues, from the current
-    state, as the backend's `while_loop`; the iterations run so far count
-    towards its `maximum_iterations` (`set_loop_options`).
+    state, as the backend's `while_from` (which gets that value); the
+    iterations run so far count towards its `maximum_iterations`
+    (`set_loop_options`). `first_test`, if given, is what `test(*state)`
+    gave already (the inlined loop of fast_paths.py hands over with it).
     """
     count, done = len(names), 0
     while True:
-        result = test(*state)
+        result = test(*state) if first_test is _NOT_RUN else first_test
+        first_test = _NOT_RUN
         backend = backend_of(result)
         if backend is not None:
             return unchanged(backend.while_from(result, test, body, state, names, _options(opts, done)), count)
@@ -182,14 +190,18 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     for item in iterable:
         if guard is None:
             state = _unpack(body(item, *state), count)
-        else:
-            # The break flag is symbolic: the iteration runs only where it holds.
-            state = _unpack(guard.cond(flag, lambda *s, item=item: body(item, *s), None, state, names), count)
-        flag = extra_test(*state)
-        if guard is None:
+            flag = extra_test(*state)
             guard = backend_of(flag)
             if guard is None and not flag:
                 break
+            continue
+        # The break flag is symbolic: the iteration runs only where it holds.
+        if flag is _NOT_RUN:
+            flag = extra_test(*state)
+        state = _unpack(guard.cond(flag, lambda *s, item=item: body(item, *s), None, state, names), count)
+        # Tested again only if another item comes: after the last one the
+        # test would be an unused operation in the backend's graph.
+        flag = _NOT_RUN
     return unchanged(state, count)
 
 

@@ -78,16 +78,17 @@ __all__ = ["TorchBackend", "TorchRange"]
 
 _NUMBERS = (bool, int, float)
 
-torch = pytree = is_fake = None
+torch = pytree = is_fake = guard_or_false = guard_or_true = has_static_value = None
 _SYMBOLIC = set()  # torch.SymBool, SymInt, SymFloat once torch is loaded
 
 
 def _load():
-    global torch, pytree, is_fake
+    global torch, pytree, is_fake, guard_or_false, guard_or_true, has_static_value
     if torch is None:
         import torch as torch_module
         import torch.utils._pytree as pytree_module
         from torch._subclasses.fake_tensor import is_fake as is_fake_function
+        from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true, has_static_value
         torch, pytree, is_fake = torch_module, pytree_module, is_fake_function
         _SYMBOLIC.update((torch.SymBool, torch.SymInt, torch.SymFloat))
         torch_dynamo.install(torch)
@@ -97,8 +98,19 @@ def prime(backend):
     """Tells dispatch at once that `backend` claims torch's other value
     types too: dynamo guards on the dispatch cache, and a type it first
     meets while it traces would change the cache after the trace."""
-    from autograph.runtime.backends import claim
+    from autograph.runtime.backends import claim, set_symbolic_numbers
     claim(backend, (torch.Tensor, torch.nn.Parameter, *_SYMBOLIC))
+    _owner[0] = backend
+    set_symbolic_numbers(_symbolic_number)
+
+
+_owner = [None]  # the registered backend
+
+
+def _symbolic_number(x):
+    """The backend of a number that dynamo traces as a symbol (its type()
+    is int, float or bool there), else None."""
+    return _owner[0] if torch.compiler.is_dynamo_compiling() and not has_static_value(x) else None
 
 
 class TorchRange:
@@ -127,22 +139,29 @@ def _is_traced(x):
         torch.compiler.is_dynamo_compiling() or is_fake(x) and getattr(x, "constant", None) is None)
 
 
-def _is_symbolic(x, unbacked_only=True):
-    """True for a symbolic number (torch.SymBool, SymInt, SymFloat) of
-    `torch.export`'s non-strict mode whose value is unknown while tracing:
-    one that comes from `.item()` (unbacked), or, with `unbacked_only`
-    False, from a dimension declared dynamic. Python on a dimension guards
-    on it, as the unconverted function does; a `range()` of it must not."""
-    if type(x) not in _SYMBOLIC or torch.compiler.is_dynamo_compiling():
-        return False
-    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
-    expr = x.node.expr
-    return bool(free_unbacked_symbols(expr) if unbacked_only else expr.free_symbols)
+def _is_symbolic(x):
+    """True for a symbolic number (torch.SymBool, SymInt, SymFloat): a
+    dimension declared dynamic, or a value that `.item()` gives, under
+    `torch.export` (strict or not) or `torch.compile`. Dynamo gives such a
+    number the type int, float or bool, and `has_static_value` tells."""
+    if type(x) in _SYMBOLIC:
+        return True
+    return type(x) in _NUMBERS and torch.compiler.is_dynamo_compiling() and not has_static_value(x)
 
 
 def _concrete(x):
-    """`bool(x)` if x's value is known, else None."""
-    return None if _is_traced(x) or _is_symbolic(x) else bool(x)
+    """`bool(x)` if x's value is known, else None. A condition on a symbolic
+    number has a value when torch can decide it: on a dimension it guards
+    (as the unconverted function does), on an `.item()` value (an unbacked
+    symbol) it has none. `guard_or_false` and `guard_or_true` ask that
+    without failing, and dynamo traces both."""
+    if _is_traced(x):
+        return None
+    if _is_symbolic(x):
+        flag = x if type(x) in (bool, torch.SymBool) else x != 0
+        known = guard_or_false(flag)
+        return known if known == guard_or_true(flag) else None
+    return bool(x)
 
 
 # The helpers below ask about tensors first: dynamo guards on each element
@@ -196,8 +215,8 @@ def _cast(x, t):
 def _pred(flag, what, loc):
     """A traced condition as the boolean scalar tensor torch wants."""
     if not isinstance(flag, torch.Tensor):
-        if type(flag) in _SYMBOLIC:
-            return torch.scalar_tensor(flag, dtype=torch.bool) if type(flag) is torch.SymBool else \
+        if _is_symbolic(flag):
+            return torch.scalar_tensor(flag, dtype=torch.bool) if type(flag) in (bool, torch.SymBool) else \
                 torch.scalar_tensor(flag) != 0
         return torch.tensor(bool(flag))
     if flag.numel() != 1:
@@ -247,6 +266,8 @@ def _capture(operands):
     class Capture(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             _note((args, kwargs), operands)
+            if _numbers:
+                return _on_numbers(func, args, kwargs or {})
             return func(*args, **(kwargs or {}))
 
         def __enter__(self):
@@ -260,16 +281,43 @@ def _capture(operands):
     return Capture()
 
 
-def _call(fn, values, mutated, operands):
+_numbers = []  # the tensors that stand for Python numbers in the bodies being traced
+
+
+def _on_numbers(func, args, kwargs):
+    """`func(*args, **kwargs)`, where the tensors in `_numbers` stand for
+    Python numbers, which no operation changes in place: `steps += 1` on
+    one makes a new tensor, as it makes a new int in Python (in place, it
+    would also change `old` after `old = steps`, and need a copy of the
+    body's input). What only such tensors give stands for a number too."""
+    name = getattr(func, "__name__", "")
+    if name.endswith("_") and not name.endswith("__") and args \
+            and builtins.any(args[0] is n for n in _numbers) and hasattr(torch.Tensor, name[:-1]):
+        func = getattr(torch.Tensor, name[:-1])
+    result = func(*args, **kwargs)
+    tensors = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+    if isinstance(result, torch.Tensor) and tensors \
+            and builtins.all(builtins.any(t is n for n in _numbers) for t in tensors):
+        _numbers.append(result)
+    return result
+
+
+def _call(fn, values, mutated, operands, numbers=()):
     """`fn(*values)` as a body that torch traces: the traced tensors it reads
     from outside join `operands`, and it gets copies of the tensors at the
     positions in `mutated` (torch's operators forbid a body to modify its
-    inputs in place, which `x += 1` does). Returns the result and whether
-    `mutated` grew: then the body must be traced again."""
+    inputs in place, which `x += 1` does); those at the positions in
+    `numbers` stand for Python numbers (`_on_numbers`). Returns the result
+    and whether `mutated` grew: then the body must be traced again."""
+    depth = builtins.len(_numbers)
     with _capture(operands):
         values = [v.clone() if i in mutated else v for i, v in enumerate(values)]
         versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
-        result = fn(*values)
+        _numbers.extend(values[i] for i in numbers)
+        try:
+            result = fn(*values)
+        finally:
+            del _numbers[depth:]
     grew = False
     for i, (v, version) in enumerate(zip(values, versions, strict=True)):
         if version is not None and v._version != version and i not in mutated:
@@ -286,6 +334,75 @@ def _fresh(out, inputs):
     return out
 
 
+def _erase_unused(value):
+    """Erases from the graph that torch traces the operations that made
+    `value`, a tensor that nothing uses and nothing will, as far back as
+    nothing else uses them."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode, get_proxy_slot
+    mode = get_proxy_mode()
+    if mode is not None:
+        erase_unused(get_proxy_slot(value, mode.tracer).proxy.node, mode.tracer.root)
+
+
+def erase_unused(node, root):
+    """Erases fx `node` if nothing uses it and it has no effect, then so the
+    nodes that made its arguments; the attributes of `root` (the module
+    that holds the graph's constants and subgraphs) that only they read go
+    too."""
+    pending = [node]
+    while pending:
+        node = pending.pop()
+        if node.users or getattr(node, "_erased", False):
+            continue
+        if node.op == "get_attr":
+            graph, target = node.graph, node.target
+            graph.erase_node(node)
+            if not any(n.op == "get_attr" and n.target == target for n in graph.nodes) \
+                    and hasattr(root, target):
+                delattr(root, target)
+            continue
+        if _has_effect(node):
+            continue
+        pending.extend(node.all_input_nodes)
+        node.graph.erase_node(node)
+
+
+_IN_PLACE = {"iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
+             "ilshift", "irshift", "iand", "ixor", "ior", "setitem"}
+
+
+def _has_effect(node):
+    """True unless fx `node` is a call that only computes its result (dynamo
+    writes methods as `call_method`, `x += 1` as operator.iadd)."""
+    if node.op == "call_method":
+        return node.target.endswith("_")
+    if node.op != "call_function" or node.is_impure():
+        return True
+    name = getattr(node.target, "__name__", "")
+    return name.endswith("_") or name in _IN_PLACE and getattr(node.target, "__module__", "") == "_operator"
+
+
+def entering(loop):
+    """`loop.init()`, after erasing the values that an earlier attempt made
+    for it and that this one does not use (a type widened)."""
+    init = tuple(loop.init())
+    discard(loop.memo.get("init", ()), init + tuple(loop.leaves))
+    loop.memo["init"] = init
+    return init
+
+
+def discard(values, kept=()):
+    """Erases the operations that made the traced tensors among `values`
+    (but those in `kept`) from the graph: values made for an attempt that
+    is traced again."""
+    for value in values:
+        if _is_traced(value) and not builtins.any(value is k for k in kept):
+            if torch.compiler.is_dynamo_compiling():
+                torch_dynamo.erase_unused(value)
+            else:
+                _erase_unused(value)
+
+
 # cond and loops ---------------------------------------------------------------
 
 def _cond(pred, branches):
@@ -295,8 +412,9 @@ def _cond(pred, branches):
         for t in pytree.tree_leaves(list(branches.operands)) + list(_closure_tensors(*branches.fns)):
             if _is_traced(t) and not builtins.any(t is i for i in inputs):
                 inputs.append(t)
-        memo.update(inputs=inputs, mutated=set())  # mutated: positions in `operands`
-    inputs, mutated = memo["inputs"], memo["mutated"]
+        # The predicate is made once: a retried trace would leave an unused copy.
+        memo.update(inputs=inputs, mutated=set(), pred=_pred(pred, branches.what, branches.loc))
+    inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in `operands`
     copies = builtins.len(mutated)
 
     def branch(k):
@@ -315,7 +433,7 @@ def _cond(pred, branches):
         return fn
 
     from torch._higher_order_ops.cond import cond_op
-    return cond_op(_pred(pred, branches.what, branches.loc), branch(0), branch(1), tuple(inputs))
+    return cond_op(memo["pred"], branch(0), branch(1), tuple(inputs))
 
 
 def _loop(loop):
@@ -324,31 +442,39 @@ def _loop(loop):
     if not memo:  # the first attempt
         memo.update(inputs=_closure_tensors(loop.test, loop.body), mutated=set())
     inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in the carry
-    size, init = builtins.len(inputs), tuple(loop.init())
+    size, init = builtins.len(inputs), entering(loop)
     n = builtins.len(init)  # torch calls the functions with the carry, then `inputs`
 
     def cond_fun(*args):
         with _capture(inputs):
             return loop.cond_fun(args[:n])
 
+    numbers = [i for i, j in enumerate(sorted(loop.types)) if loop.types[j][2]]  # from Python numbers
+
     def body_fun(*args):
-        outs, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
+        outs, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs, numbers)
         _note(outs, inputs)
         if grew or builtins.len(inputs) > size:
             raise Retry
         return tuple(_fresh(out, args) for out in outs)
 
-    return while_loop_op(cond_fun, body_fun, init, tuple(inputs))
+    try:
+        return while_loop_op(cond_fun, body_fun, init, tuple(inputs))
+    except Retry:
+        raise  # traced again with `init`, or the values that replace it
+    except BaseException:
+        discard(init, loop.leaves)  # the statement fails, or is traced again from the start
+        raise
 
 
 # builtins --------------------------------------------------------------------
 
 def _range(*args):
-    if not builtins.any(_is_traced(a) or _is_symbolic(a, unbacked_only=False) for a in args):
+    if not builtins.any(_is_traced(a) or _is_symbolic(a) for a in args):
         return builtins.range(*args)
     # A symbolic bound (n.item(), x.shape[0] of a dynamic dimension) as a
     # traced tensor: what the loop's bodies can read.
-    args = [torch.scalar_tensor(a, dtype=torch.int64) if type(a) is torch.SymInt else a for a in args]
+    args = [torch.scalar_tensor(a, dtype=torch.int64) if _is_symbolic(a) else a for a in args]
     bounds = staging.range_bounds(
         args, lambda a: isinstance(a, torch.Tensor),
         lambda a: a.numel() == 1 and _kind(a.dtype) == 1, _BACKEND.describe)
@@ -436,6 +562,18 @@ class TorchBackend(staging.StagingBackend):
         if torch.compiler.is_dynamo_compiling():
             return torch_dynamo.stage_loop(self, loop)
         return _loop(loop)
+
+    def stage_while(self, test, body, state, names, opts, done=0, flag=None):
+        result = super().stage_while(test, body, state, names, opts, done, flag)
+        # The loop's test ran once before the loop, to tell that it is
+        # traced; the while_loop runs it again. torch.export keeps every
+        # operation: those of the first run go.
+        if _is_traced(flag):
+            if torch.compiler.is_dynamo_compiling():
+                torch_dynamo.erase_unused(flag)
+            else:
+                _erase_unused(flag)
+        return result
 
     def flatten(self, value):
         if isinstance(value, torch.Tensor) or type(value) in _SCALARS or isinstance(value, Undefined):

@@ -42,7 +42,7 @@ from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry, normalize
 from autograph.runtime.undefined import UndefinedReturnValue
 
-__all__ = ["install", "stage_cond", "stage_loop"]
+__all__ = ["erase_unused", "install", "stage_cond", "stage_loop"]
 
 _PACKAGE = __name__.split(".")[0] + "."
 
@@ -136,6 +136,18 @@ def _location():
     return None
 
 
+def erase_unused(value):
+    """Erases the operations that made `value` (a tensor that nothing uses
+    and nothing will) from the graph that dynamo builds, as far back as
+    nothing else uses them."""
+    from torch._dynamo.comptime import comptime
+    comptime(_erase_local)
+
+
+def _erase_local(ctx):
+    tb.erase_unused(ctx.get_local("value").as_proxy().node, None)  # dynamo keeps what the graph reads
+
+
 # cond and loops ----------------------------------------------------------------
 
 def _copies(values):
@@ -174,27 +186,54 @@ def _unaliased(out, probed, inputs):
 def _probing(delta):
     """How many probes run (after adding `delta`) in the graph that dynamo
     builds now: trace-time state, kept outside the trace, per graph (a
-    trace that dynamo abandons in a probe leaves no count behind)."""
+    trace that dynamo abandons in a probe leaves no count behind). When
+    the outermost probe ends, the nodes that it added and that nothing
+    uses are erased: `torch.export` keeps every node of the graph."""
     from torch._dynamo.symbolic_convert import InstructionTranslator
     graph = InstructionTranslator.current_tx().output
     if _probes.get("graph") is not graph:
         _probes.update(graph=graph, depth=0)
+    if delta > 0 and _probes["depth"] == 0:
+        tracer = graph.current_tracer
+        _probes["start"] = (tracer, tracer.graph._root.prev)  # the last node before the probe
     _probes["depth"] += delta
+    if delta < 0 and _probes["depth"] == 0:
+        _erase_unused(*_probes.pop("start"))
     return _probes["depth"]
+
+
+def _erase_unused(tracer, last):
+    """Erases the nodes after `last` in `tracer`'s graph that nothing uses,
+    last first, keeping the in-place operations on values made before."""
+    added = []
+    node = last.next
+    while node is not tracer.graph._root:
+        added.append(node)
+        node = node.next
+    made = set(added)
+    for node in reversed(added):
+        if node.users or node.op not in ("call_function", "call_method"):
+            continue
+        if tb._has_effect(node) and not (node.args and node.args[0] in made):
+            continue  # an effect on a value from outside the probe
+        tracer.remove_node(node)
 
 
 _probing._dynamo_marked_constant = True
 _probes = {}
 
 
-def _probe(fn, *args):
-    """`fn(*args)` as a probe: statements staged inside it give only their
-    types, without torch operators of their own. (Dynamo forgets what a
-    traced object's attributes become after it traces a torch.cond or a
-    while_loop, so nothing is staged before a plan is settled.)"""
+def _probe(fn, args):
+    """`fn(*copies)` as a probe, `copies` being `args` with each tensor
+    copied; returns (copies, result). Statements staged inside it give
+    only their types, without torch operators of their own. (Dynamo
+    forgets what a traced object's attributes become after it traces a
+    torch.cond or a while_loop, so nothing is staged before a plan is
+    settled.) What the probe adds to the graph and nothing uses is erased."""
     _probing(1)
     try:
-        return fn(*args)
+        copies = [_copies(v) for v in args]
+        return copies, fn(*copies)
     finally:
         _probing(-1)
 
@@ -240,8 +279,8 @@ def stage_cond(backend, pred, branches):
     if "mutated" not in memo:
         mutated = set()
         for k in (0, 1):
-            copies = [_copies(v) for v in branches.operands]
-            branches.trace(k, _probe(branches.fns[k], *copies))
+            copies, result = _probe(branches.fns[k], branches.operands)
+            branches.trace(k, result)
             mutated |= _passed_through(copies, branches.flats[k].leaves)
         memo["mutated"] = mutated
         branches.settle()
@@ -277,8 +316,8 @@ def stage_loop(backend, loop):
     from torch._higher_order_ops.while_loop import while_loop
     memo = loop.memo
     memo.setdefault("mutated", set())
-    carry = [_copies(v) for v in loop.init()]
-    new = backend.flat(_probe(loop.body, *loop.unflatten(carry)))
+    carry, new = _probe(lambda *carry: loop.body(*loop.unflatten(carry)), tb.entering(loop))
+    new = backend.flat(new)
     positions = sorted(loop.types)
     memo["mutated"] |= {i for i, j in enumerate(positions)
                         if isinstance(carry[i], torch.Tensor) and new.leaves[j] is carry[i]}

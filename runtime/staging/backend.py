@@ -12,7 +12,7 @@ their types are, how to stage a `cond` and a loop, and which iterables a
 import reprlib
 import types
 
-from autograph.runtime.backends import Backend
+from autograph.runtime.backends import Backend, backend_of
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
@@ -190,9 +190,9 @@ class StagingBackend(Backend):
         state, count = tuple(state), len(names)
         limit, done = opts.get("maximum_iterations"), 0
         while limit is None or done < limit:
-            known = self.concrete(flag) if self.owns_type(type(flag)) else bool(flag)
+            known = self.concrete(flag) if backend_of(flag) is self else bool(flag)
             if known is None:
-                return self.stage_while(test, body, state, names, opts, done)
+                return self.stage_while(test, body, state, names, opts, done, flag)
             if not known:
                 return state
             state = normalize(body(*state), count, "loop body")
@@ -201,10 +201,12 @@ class StagingBackend(Backend):
                 flag = test(*state)
         return state
 
-    def stage_while(self, test, body, state, names, opts, done=0):
+    def stage_while(self, test, body, state, names, opts, done=0, flag=None):
         """The `while` loop staged from `state` on, `done` of its iterations
         run as Python before (they count towards `maximum_iterations`); what
-        the body changes in place (places.py) is more loop state."""
+        the body changes in place (places.py) is more loop state. `flag`, if
+        given, is what `test(*state)` gave, which the staged loop computes
+        again (a backend whose tracer keeps every operation may drop it)."""
         what, loc = f"a `while` loop whose condition is {self.traced}", user_location()
         limit = opts.get("maximum_iterations")
 

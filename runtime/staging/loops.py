@@ -47,6 +47,7 @@ class Loop:
                       if backend.is_value(leaf)}   # carried leaf -> type
         self.stand_ins = set()  # carried leaves that stand for a `return` not run yet
         self.memo = {}          # what the backend keeps across attempts
+        self.entered = {}       # carried leaf -> (type, leaf, value) of `init`
 
     def run(self, stage):
         """`stage()` stages the loop and returns the carried values after it;
@@ -100,15 +101,22 @@ class Loop:
         return self.flat.rebuild(values)
 
     def init(self):
-        """The carried leaves as they enter the loop, as values of their types."""
+        """The carried leaves as they enter the loop, as values of their types:
+        each made once per type (a trace done again reuses it; a tracer that
+        keeps every operation would keep an unused copy)."""
         out = []
         for j in sorted(self.types):
+            entered = self.entered.get(j)
+            if entered is not None and entered[0] is self.types[j] and entered[1] is self.leaves[j]:
+                out.append(entered[2])
+                continue
             value = self.backend.cast(self.leaves[j], self.types[j])
             if value is None:
                 name, text = self.names[self.flat.owner[j]], self.backend.describe_type(self.types[j])
                 if j in self.stand_ins:
                     raise errors.returned_in_loop(name, text, self.backend.array, self.what, self.loc)
                 raise errors.cannot_enter(name, text, self.what, self.loc)
+            self.entered[j] = (self.types[j], self.leaves[j], value)
             out.append(value)
         return out
 

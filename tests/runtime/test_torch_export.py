@@ -1,0 +1,147 @@
+"""Converted code under real `torch.export.export`, strict (dynamo traces
+the bytecode) and non-strict (torch traces the Python run): conditions on
+`.item()` values, `range()` of them and loops over a dimension declared
+with `torch.export.Dim` are staged, and the exported programs are lean
+(`dead_nodes`).
+
+Each program is exported once and run on arguments that take every way
+through its conditions (dynamic shapes: at three sizes); its results are
+compared with the unconverted function run eagerly."""
+
+import os
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import autograph  # noqa: E402
+from tests.runtime.exported_graphs import dead_nodes, targets  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+import torch_control_flow as programs  # noqa: E402
+
+STRICT = pytest.mark.parametrize("strict", [False, True], ids=["non-strict", "strict"])
+
+
+class Converted(torch.nn.Module):
+    def __init__(self, f):
+        super().__init__()
+        self.f = autograph.to_graph(f)
+
+    def forward(self, *args):
+        return self.f(*args)
+
+
+def t(*values, dtype=None):
+    return torch.tensor(values[0] if len(values) == 1 else values, dtype=dtype)
+
+
+def assert_same(expected, actual):
+    expected, actual = (torch.utils._pytree.tree_flatten(v) for v in (expected, actual))
+    assert expected[1] == actual[1]
+    for e, a in zip(expected[0], actual[0], strict=True):
+        assert isinstance(a, torch.Tensor)
+        if isinstance(e, torch.Tensor):
+            assert (a.dtype, a.shape) == (e.dtype, e.shape)
+        torch.testing.assert_close(a, torch.as_tensor(e, dtype=a.dtype), rtol=1e-6, atol=1e-6)
+
+
+def check(f, *argsets, strict, dynamic_shapes=None):
+    """Exports f on the first arguments; runs the program on each set and
+    checks that it has no dead nodes. Returns the operators it calls."""
+    exported = torch.export.export(Converted(f), argsets[0], strict=strict, dynamic_shapes=dynamic_shapes)
+    for args in argsets:
+        assert_same(f(*args), exported.module()(*args))
+    assert dead_nodes(exported) == []
+    return targets(exported)
+
+
+# .item() values and dynamic dimensions ---------------------------------------------
+
+def on_item(x):
+    if x.sum().item() > 0:  # an unbacked symbol
+        y = x * 2
+    else:
+        y = -x
+    return y
+
+
+def item_expression(x):
+    return x + 1 if x.max().item() > 2 else x - 1
+
+
+def repeat_item(x, n):
+    for _ in range(n.item()):
+        x = x * 2
+    return x
+
+
+def count_from_item(x):
+    n = x.sum().item()
+    total = x * 0
+    for i in range(n):
+        total = total + i
+    return total
+
+
+def over_a_dimension(x):
+    total = x.sum() * 0
+    for i in range(x.shape[0]):
+        total = total * 2 + i
+    return total
+
+
+@STRICT
+def test_condition_on_item_becomes_cond(strict):
+    assert "cond" in check(on_item, (t(1.0, 2.0),), (t(-1.0, -2.0),), strict=strict)
+    assert "cond" in check(item_expression, (t(1.0, 3.0),), (t(1.0, 2.0),), strict=strict)
+
+
+@STRICT
+def test_range_of_item_becomes_while_loop(strict):
+    assert "while_loop" in check(repeat_item, (t(1.0, 2.0), t(3)), (t(1.0, 2.0), t(0)), strict=strict)
+    assert "while_loop" in check(count_from_item, (t(2, 1),), (t(0, 0),), (t(1, -3),), strict=strict)
+
+
+@STRICT
+def test_loop_over_a_dynamic_dimension_does_not_specialize_it(strict):
+    """Exported once with the dimension dynamic, run at three sizes."""
+    operators = check(over_a_dimension, (torch.arange(4.0),), (torch.arange(2.0),), (torch.arange(9.0),),
+                      strict=strict, dynamic_shapes=(({0: torch.export.Dim("n")},),))
+    assert "while_loop" in operators
+
+
+# The benchmark's programs (benchmarks/torch_control_flow.py) ---------------------
+
+@STRICT
+@pytest.mark.parametrize("name, f, argsets", [(name, f, argsets) for name, f, _, argsets in programs.CASES],
+                         ids=[name for name, *_ in programs.CASES])
+def test_benchmark_programs(name, f, argsets, strict):
+    check(f, *argsets, strict=strict)
+
+
+# Loop state that starts as a Python number -------------------------------------
+
+def count_steps(x):
+    steps = 0
+    before = 0
+    while x > 0:
+        before = steps  # an int in Python: `steps += 1` does not change it
+        steps += 1
+        x = x - 1
+    return before, steps
+
+
+def test_number_updated_in_place_in_a_loop_is_a_new_value():
+    """`steps += 1` on loop state that stands for a Python int makes a new
+    tensor (`add`), as Python makes a new int: no in-place `add_` that
+    `before` would see. (The one copy is of `before`, which the body gives
+    back as it got it: torch forbids a body's output to be its input.)"""
+    operators = check(count_steps, (t(3),), (t(1),), (t(0),), strict=False)
+    assert "add_" not in operators and operators.count("clone") == 1
+
+
+def test_collatz_counts_steps_without_copies():
+    operators = check(programs.collatz, (t(27),), (t(1),), strict=False)
+    assert "add_" not in operators and "clone" not in operators
