@@ -1,10 +1,24 @@
-"""What tests check in the programs that `torch.export.export` gives: the
-graphs (subgraphs of `cond` and `while_loop` included), the operators they
-call, and their dead nodes."""
+"""What tests export and check in the programs that `torch.export.export`
+gives: the module that runs a converted function (`Converted`), the graphs
+(subgraphs of `cond` and `while_loop` included), the operators they call,
+and their dead nodes."""
 
 import operator
 
 import torch
+
+import autograph
+
+
+class Converted(torch.nn.Module):
+    """A module whose forward is the converted `f`: what torch.export takes."""
+
+    def __init__(self, f):
+        super().__init__()
+        self.f = autograph.to_graph(f)
+
+    def forward(self, *args):
+        return self.f(*args)
 
 
 def graphs(exported):

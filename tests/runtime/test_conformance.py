@@ -68,15 +68,8 @@ class Torch:
     name = "torch"
 
     def __init__(self):
-        self.xp = torch = pytest.importorskip("torch")
-
-        class Converted(torch.nn.Module):
-            def __init__(self, f):
-                super().__init__()
-                self.f = autograph.to_graph(f)
-
-            def forward(self, *args):
-                return self.f(*args)
+        self.xp = pytest.importorskip("torch")
+        from tests.runtime.exported_graphs import Converted
         self.module = Converted
 
     def make(self, value):

@@ -21,6 +21,8 @@ jnp = pytest.importorskip("jax.numpy")
 torch = pytest.importorskip("torch")
 jax.config.update("jax_enable_x64", True)
 
+from tests.runtime.exported_graphs import Converted  # noqa: E402
+
 
 def line_of(fn, text):
     lines, start = inspect.getsourcelines(fn)
@@ -35,17 +37,8 @@ def jitted(f):
     return jax.jit(autograph.to_graph(f))
 
 
-class Module(torch.nn.Module):
-    def __init__(self, f):
-        super().__init__()
-        self.f = autograph.to_graph(f)
-
-    def forward(self, *args):
-        return self.f(*args)
-
-
 def exported(f, *args):
-    return torch.export.export(Module(f), args).module()
+    return torch.export.export(Converted(f), args).module()
 
 
 # A `while`: the number of elements is known only when the program runs --------

@@ -18,15 +18,7 @@ from autograph.runtime.tracer.errors import (  # noqa: E402
 )
 
 import autograph  # noqa: E402
-
-
-class Converted(torch.nn.Module):
-    def __init__(self, f):
-        super().__init__()
-        self.f = autograph.to_graph(f)
-
-    def forward(self, *args):
-        return self.f(*args)
+from tests.runtime.exported_graphs import Converted  # noqa: E402
 
 
 def export(f, *args):

@@ -11,6 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import autograph  # noqa: E402
+from tests.runtime.exported_graphs import Converted  # noqa: E402
 
 
 def t(*values, dtype=None):
@@ -580,15 +581,6 @@ def test_fullgraph_error_names_the_variable_and_line():
 
 
 # torch.export(strict=True) traces with dynamo too ----------------------------------
-
-class Converted(torch.nn.Module):
-    def __init__(self, f):
-        super().__init__()
-        self.f = autograph.to_graph(f)
-
-    def forward(self, *args):
-        return self.f(*args)
-
 
 @pytest.mark.parametrize("f, argsets", [
     (collatz_steps, [(t(27),), (t(1),)]),

@@ -15,22 +15,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import autograph  # noqa: E402
-from tests.runtime.exported_graphs import dead_nodes, targets  # noqa: E402
+from tests.runtime.exported_graphs import Converted, dead_nodes, targets  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
 import torch_control_flow as programs  # noqa: E402
 
 STRICT = pytest.mark.parametrize("strict", [False, True], ids=["non-strict", "strict"])
-
-
-class Converted(torch.nn.Module):
-    def __init__(self, f):
-        super().__init__()
-        self.f = autograph.to_graph(f)
-
-    def forward(self, *args):
-        return self.f(*args)
 
 
 def t(*values, dtype=None):
