@@ -332,8 +332,8 @@ def rebind(acc, value, recorded_cells):
     `acc` hold `value`.
     Raises where the list is held by an object other than those variables
     (an attribute, a container): that would still see the list. A variable
-    of a running function that is not converted cannot be seen: the list
-    then holds a marker that raises when read."""
+    of a running function that is not converted raises too; the list then
+    holds a marker that raises when converted code reads it."""
     import gc
     holder, acc.holder = acc.holder, None
     cells = []  # (no comprehension: it would hold `holder` in a cell of its own)
@@ -344,6 +344,8 @@ def rebind(acc, value, recorded_cells):
         gc.collect()  # what is left of earlier traces (frames of their exceptions) goes
         if not cells or _held_elsewhere(holder, cells):
             raise value._error(_HELD)
+    if _held_by_unconverted_caller(holder):
+        raise value._error(_HELD)
     for cell in cells:
         cell.cell_contents = value
     holder[:] = [Appended(_Moved(value))]  # for a reference the check cannot see
@@ -359,6 +361,23 @@ def _held_elsewhere(holder, cells):
         if not (t is types.CellType and any(r is c for c in cells) or t is types.FrameType
                 or (getattr(t, "__module__", "") or "").startswith("autograph.")):
             return True
+    return False
+
+
+def _held_by_unconverted_caller(holder):
+    """Whether a running function that is not converted (a caller of the
+    converted function, such as the function `jax.jit` traces) holds list
+    `holder` in a variable of its own: `len()` there would not see the
+    elements. Converted code (whose code reads `ag__` from a cell) reads
+    the list through the marker `rebind` leaves, which raises."""
+    import sys
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "") or ""
+        if not module.startswith("autograph.") and "ag__" not in frame.f_code.co_freevars:
+            if any(v is holder for v in frame.f_locals.values()):
+                return True
+        frame = frame.f_back
     return False
 
 

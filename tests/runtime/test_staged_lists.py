@@ -346,6 +346,32 @@ def test_list_of_traced_length_of_the_caller_is_an_error():
         autograph.function(appended_to_callers_list)(np.float64(2.0), ys)
 
 
+def bounded_append_to_callers_list(x, ys):
+    while x > 0:
+        autograph.set_loop_options(maximum_iterations=10)
+        ys.append(x)
+        x = x - 1
+    return x
+
+
+def test_list_of_traced_length_held_by_an_unconverted_callers_variable_is_an_error():
+    # jax.jit traces a caller that is not converted: its variable would still
+    # hold the list from before the loop, and its len() would be 0, not 3.
+    converted = autograph.to_graph(bounded_append_to_callers_list)
+
+    def caller(x):
+        ys = []
+        converted(x, ys)
+        return len(ys)
+
+    with pytest.raises(TracingError) as info:
+        jax.jit(caller)(3.0)
+    message = str(info.value)
+    assert message.startswith("'ys' is a list appended to in a `while` loop"), message
+    assert "it is also held elsewhere" in message
+    assert where(bounded_append_to_callers_list, "while x > 0") in message
+
+
 def test_list_of_known_length_held_by_an_attribute_sees_the_elements():
     def f(x):
         h = Holder()
