@@ -186,10 +186,10 @@ def _override(func):
 def _len_of_accumulated(override):
     """`len()` that gives the traced length of a list accumulated in a staged
     loop, inside the loop (staging/lists.py)."""
-    from autograph.runtime.staging.lists import Appended, length
+    from autograph.runtime.staging.lists import is_accumulating, length
 
     def len_(first=_ABSENT, *rest, **kwargs):
-        if type(first) is list and first and type(first[0]) is Appended:
+        if is_accumulating(first):
             return length(first)
         if type(first) is TracedList:
             return first.length

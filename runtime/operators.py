@@ -18,7 +18,7 @@ import operator
 from autograph.runtime import backends
 from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any, unchanged
 from autograph.runtime.errors import user_location
-from autograph.runtime.staging.lists import Appended, TracedList
+from autograph.runtime.staging.lists import TracedList, is_accumulating
 from autograph.runtime.staging.lists import truth_of as list_truth
 from autograph.runtime.undefined import Undefined
 
@@ -45,14 +45,13 @@ def is_python(value):
     path (see converters/fast_paths.py). A known type costs no nested call
     (which would count towards the recursion limit)."""
     t = type(value)
+    if t in _LISTS:  # one accumulated in a staged loop, or of a traced length (staging/lists.py)
+        return t is list and not is_accumulating(value)
     try:
         # A number dynamo traces as a symbol has type int, float or bool.
-        python = _by_type[t] is None and (backends._symbolic_number is None or backend_of(value) is None)
+        return _by_type[t] is None and (backends._symbolic_number is None or backend_of(value) is None)
     except KeyError:
-        python = backend_of(value) is None
-    if t is list:  # one accumulated in a staged loop (staging/lists.py) has a traced length
-        return not (value and type(value[0]) is Appended)
-    return python and t is not TracedList
+        return backend_of(value) is None
 
 
 def _unpack(result, count):
@@ -66,6 +65,10 @@ def _unpack(result, count):
 
 _NOT_RUN = object()
 
+# The list types whose truth converted code asks `staging.lists.truth_of`:
+# one accumulated in a staged loop, or of a traced length, has a traced truth.
+_LISTS = (list, TracedList)
+
 
 def if_stmt(cond, if_body, else_body, state, names):
     """Functional `if`. For Python values it means:
@@ -77,7 +80,7 @@ def if_stmt(cond, if_body, else_body, state, names):
     A body given as None leaves the state unchanged (`unchanged`): the
     statement's outputs are then its state, or it has none.
     """
-    if type(cond) is TracedList or type(cond) is list and cond and type(cond[0]) is Appended:
+    if type(cond) in _LISTS:
         cond = list_truth(cond)
     backend = backend_of(cond)
     if backend is None:
@@ -218,7 +221,7 @@ def _cell_values(fn):
 
 def if_exp(cond, if_true, if_false):
     """Functional conditional expression `if_true() if cond else if_false()`."""
-    if type(cond) is TracedList or type(cond) is list and cond and type(cond[0]) is Appended:
+    if type(cond) in _LISTS:
         cond = list_truth(cond)
     backend = backend_of(cond)
     if backend is None:
@@ -230,7 +233,7 @@ def and_(left, *rest):
     """`left and rest[0]() and rest[1]() ...`, short-circuit like Python."""
     value = left
     for i, right in enumerate(rest):
-        if type(value) is TracedList or type(value) is list and value and type(value[0]) is Appended:
+        if type(value) in _LISTS:
             value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
@@ -245,7 +248,7 @@ def or_(left, *rest):
     """`left or rest[0]() or rest[1]() ...`, short-circuit like Python."""
     value = left
     for i, right in enumerate(rest):
-        if type(value) is TracedList or type(value) is list and value and type(value[0]) is Appended:
+        if type(value) in _LISTS:
             value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
@@ -277,7 +280,7 @@ def compare(left, ops, right, *later):
 
 def not_(value):
     """`not value`."""
-    if type(value) is TracedList or type(value) is list and value and type(value[0]) is Appended:
+    if type(value) in _LISTS:
         value = list_truth(value)
     backend = backend_of(value)
     if backend is None:

@@ -400,7 +400,7 @@ def truth_of(value):
     accumulated or traced in a staged loop."""
     if type(value) is TracedList:
         return value.length > 0
-    if type(value) is list and value and type(value[0]) is Appended:
+    if is_accumulating(value):
         return truth(value)
     return value
 

@@ -7,6 +7,7 @@ the checks of `range()` with a traced bound."""
 import operator
 
 import numpy as np
+from autograph.runtime.backends import unchanged
 from autograph.runtime.errors import TracingError
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
@@ -33,13 +34,9 @@ def normalize(result, count, what):
     return tuple(result)
 
 
-def pack(values, count):
-    """A tuple of `count` values as a body returns them."""
-    if count == 0:
-        return None
-    if count == 1:
-        return values[0]
-    return tuple(values)
+#: A tuple of `count` values as a body returns them: nothing, a bare value
+#: or a tuple (the same rule as a branch given as None, `unchanged`).
+pack = unchanged
 
 
 def same_python(a, b):
