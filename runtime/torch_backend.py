@@ -110,7 +110,7 @@ _owner = [None]  # the registered backend
 def _symbolic_number(x):
     """The backend of a number that dynamo traces as a symbol (its type()
     is int, float or bool there), else None."""
-    return _owner[0] if torch.compiler.is_dynamo_compiling() and not has_static_value(x) else None
+    return _owner[0] if _is_symbolic(x) else None
 
 
 class TorchRange:

@@ -113,7 +113,7 @@ class Accumulator:
         self.step = 0        # elements each iteration appends, or None where it depends on the path
         self.written = 0     # elements the body wrote into the buffer, over all its paths
         # A list that an enclosing staged loop accumulates too starts with its marker.
-        self.outer = prefix[0].acc if prefix and type(prefix[0]) is Appended else None
+        self.outer = self.prefix[0].acc if is_accumulating(self.prefix) else None
         self.seen = None     # the type of the elements of the current trace of the body
         self.check(self.values() + list(elements))
         self.rows = max(1, len(elements))
