@@ -68,7 +68,11 @@ class Branches:
         backend ran it."""
         if result is None:
             result = self.fns[k](*self.operands)
-        self.flats[k] = self.backend.flat(normalize(result, self.count, "branch"))
+        self.flats[k] = self.backend.flat(self.normalize(result))
+
+    def normalize(self, result):
+        """A branch's `result` as a tuple of the statement's outputs."""
+        return normalize(result, self.count, "branch")
 
     def traced(self):
         return self.flats[0] is not None and self.flats[1] is not None
@@ -104,7 +108,7 @@ class Branches:
         plan = []
         for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves, strict=True)):
             name = self.names[t_flat.owner[j]]
-            returned = _returned_once(a, b)
+            returned = self._returned_once(a, b)
             if returned is None:
                 plan.append((_STATIC, None))
                 continue
@@ -148,19 +152,22 @@ class Branches:
         owner = self.flats[0].owner
         return [(t, self.names[owner[j]]) for j, (kind, t) in enumerate(self.plan) if kind is _CARRIED]
 
+    # A helper that dynamo traces is a method: it guards each module function
+    # that the code it traces reads, on every call of the compiled function,
+    # but no method of an object that the trace made.
+
+    def _returned_once(self, a, b):
+        """Where a lowered `return` ran in one branch only: the value it
+        returned there (`_NO` otherwise)."""
+        if (type(a) is UndefinedReturnValue) == (type(b) is UndefinedReturnValue) \
+                or type(a) is Undefined or type(b) is Undefined:
+            return _NO
+        return b if type(a) is UndefinedReturnValue else a
+
     def result(self, outs):
         outs = iter(outs)
         leaves = [next(outs) if kind is _CARRIED else v for kind, v in self.plan]
         return pack(self.flats[0].rebuild(leaves), self.count)
-
-
-def _returned_once(a, b):
-    """Where a lowered `return` ran in one branch only: the value it
-    returned there (`_NO` otherwise)."""
-    if (type(a) is UndefinedReturnValue) == (type(b) is UndefinedReturnValue) \
-            or type(a) is Undefined or type(b) is Undefined:
-        return _NO
-    return b if type(a) is UndefinedReturnValue else a
 
 
 _NO = object()
