@@ -130,7 +130,8 @@ def while_stmt(test, body, state, names, opts=None, first_test=_NOT_RUN):
         first_test = _NOT_RUN
         backend = backend_of(result)
         if backend is not None:
-            return unchanged(backend.while_from(result, test, body, state, names, _options(opts, done)), count)
+            opts = _options(opts, done) if opts else {}  # (a call that dynamo would guard, for no options)
+            return unchanged(backend.while_from(result, test, body, state, names, opts), count)
         if not result:
             return unchanged(state, count)
         state = _unpack(body(*state), count)

@@ -311,27 +311,6 @@ def _has_effect(node):
     return name.endswith("_") or name in _IN_PLACE and getattr(node.target, "__module__", "") == "_operator"
 
 
-def entering(loop):
-    """`loop.init()`, after erasing the values that an earlier attempt made
-    for it and that this one does not use (a type widened)."""
-    init = tuple(loop.init())
-    discard(loop.memo.get("init", ()), init + tuple(loop.leaves))
-    loop.memo["init"] = init
-    return init
-
-
-def discard(values, kept=()):
-    """Erases the operations that made the traced tensors among `values`
-    (but those in `kept`) from the graph: values made for an attempt that
-    is traced again."""
-    for value in values:
-        if _is_traced(value) and not builtins.any(value is k for k in kept):
-            if torch.compiler.is_dynamo_compiling():
-                _BACKEND.erase_traced(value)
-            else:
-                _erase_unused(value)
-
-
 # cond and loops ---------------------------------------------------------------
 
 def _cond(pred, branches):
@@ -371,7 +350,7 @@ def _loop(loop):
     if not memo:  # the first attempt
         memo.update(inputs=_closure_tensors(loop.test, loop.body), mutated=set())
     inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in the carry
-    size, init = builtins.len(inputs), entering(loop)
+    size, init = builtins.len(inputs), _BACKEND.entering(loop)
     n = builtins.len(init)  # torch calls the functions with the carry, then `inputs`
 
     def cond_fun(*args):
@@ -392,7 +371,7 @@ def _loop(loop):
     except Retry:
         raise  # traced again with `init`, or the values that replace it
     except BaseException:
-        discard(init, loop.leaves)  # the statement fails, or is traced again from the start
+        _BACKEND.discard(init, loop.leaves)  # the statement fails, or is traced again from the start
         raise
 
 
@@ -565,6 +544,25 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
             else:
                 _erase_unused(flag)
         return result
+
+    def entering(self, loop):
+        """`loop.init()`, after erasing the values that an earlier attempt made
+        for it and that this one does not use (a type widened)."""
+        init = tuple(loop.init())
+        self.discard(loop.memo.get("init", ()), init + tuple(loop.leaves))
+        loop.memo["init"] = init
+        return init
+
+    def discard(self, values, kept=()):
+        """Erases the operations that made the traced tensors among `values`
+        (but those in `kept`) from the graph: values made for an attempt that
+        is traced again."""
+        for value in values:
+            if _is_traced(value) and not builtins.any(value is k for k in kept):
+                if torch.compiler.is_dynamo_compiling():
+                    self.erase_traced(value)
+                else:
+                    _erase_unused(value)
 
     def flatten(self, value):
         if isinstance(value, torch.Tensor) or type(value) in _SCALARS or isinstance(value, Undefined):

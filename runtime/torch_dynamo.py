@@ -40,7 +40,6 @@ import types
 from autograph.runtime import calls, errors
 from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry
-from autograph.runtime.undefined import UndefinedReturnValue
 
 __all__ = ["DynamoStaging", "install"]
 
@@ -305,14 +304,19 @@ class DynamoStaging:
                 for j, (kind, t) in enumerate(plan):
                     if kind == "carried":
                         leaf = leaves[j]
-                        value = self.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
+                        value = branches.cast(leaf, t)
                         outs.append(value if value is not leaf else self._unaliased(value, probed[k][j], operands))
-                return tuple(outs)
+                # One output as it is: torch.cond's pytree then has no tuple,
+                # whose flattening dynamo would guard on every call.
+                return outs[0] if single else tuple(outs)
             return run
 
-        if not any(kind == "carried" for kind, _ in plan):
+        carried = [kind for kind, _ in plan if kind == "carried"]  # (sum() costs dynamo's polyfills' guards)
+        if not carried:
             return ()  # the branches give nothing that depends on the condition
-        return tb.torch.cond(self.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
+        single = len(carried) == 1
+        outs = tb.torch.cond(self.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
+        return (outs,) if single else outs
 
     def dynamo_loop(self, loop):
         """dynamo's `while_loop`, after a probe of one iteration settles the
@@ -321,7 +325,7 @@ class DynamoStaging:
         from torch._higher_order_ops.while_loop import while_loop
         memo = loop.memo
         memo.setdefault("mutated", set())
-        carry, new = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), tb.entering(loop))
+        carry, new = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), self.entering(loop))
         new = self.flat(new)
         positions = sorted(loop.types)
         memo["mutated"] |= {i for i, j in enumerate(positions)

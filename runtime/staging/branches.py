@@ -137,8 +137,7 @@ class Branches:
         out = []
         for j, (kind, t) in enumerate(self.plan):
             if kind is _CARRIED:
-                leaf = self.flats[k].leaves[j]
-                value = self.backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
+                value = self.cast(self.flats[k].leaves[j], t)
                 if value is None:
                     a, b = (self.flats[0].leaves[j], self.flats[1].leaves[j])
                     raise errors.branch_type(
@@ -146,6 +145,11 @@ class Branches:
                         self.backend.describe(b), self.what, self.loc)
                 out.append(value)
         return out
+
+    def cast(self, leaf, t):
+        """A branch's output `leaf` as a value of type `t` (None if it cannot
+        be): zeros where a lowered `return` has not run."""
+        return self.backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
 
     def carried(self):
         """(type, variable name) of each carried leaf."""
