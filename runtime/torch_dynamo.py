@@ -52,7 +52,7 @@ def install(torch):
     global _compiling
     _compiling = torch.compiler.is_dynamo_compiling
     calls.set_bytecode_tracer(_compiling, _outside, _ready)
-    errors.set_traced_location(_location)
+    errors.set_traced_location(_traced_location)
 
 
 def _ready():
@@ -106,11 +106,18 @@ def _converted_outside(convert, f):
 
 
 def _traced_location():
-    """'file:line' of the user's statement that dynamo is tracing. Run
-    outside the trace (so is `_ready`, which it calls)."""
-    _ready()
+    """'file:line' of the user's statement that dynamo is tracing, or None
+    where dynamo traces nothing (its stack of the user's frames is empty:
+    eager code, torch.export's non-strict mode). While dynamo traces, it
+    runs this outside the trace, as a constant (and so `_ready`): one guard
+    on every call of the compiled function, where a test of
+    `is_dynamo_compiling()` in the trace would add more."""
     from torch._guards import TracingContext
-    for frame in reversed(TracingContext.extract_stack()):
+    stack = TracingContext.extract_stack()
+    if not stack:
+        return None
+    _ready()
+    for frame in reversed(stack):
         if not frame.filename.startswith(_RUNTIME_DIR):
             return f"{frame.filename}:{frame.lineno}"
     return "<unknown>"
@@ -127,13 +134,6 @@ _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 def _outside(convert, f):
     return getattr(_held, _converted_outside(convert, f))
-
-
-def _location():
-    """The user's location while dynamo traces, else None."""
-    if _compiling():
-        return _traced_location()
-    return None
 
 
 def _erase_local(ctx):
