@@ -197,8 +197,8 @@ class ConcreteFunction:
         if len(leaves) != len(params):
             raise TypeError(f"{self.name} was traced for {len(params)} array arguments, got {len(leaves)}")
         for leaf, p in zip(leaves, params, strict=True):
-            if isinstance(leaf, Spec) or leaf.dtype != p.dtype or leaf.ndim != len(p.shape) or any(
-                    d is not None and d != n for d, n in zip(p.shape, leaf.shape, strict=True)):
+            if isinstance(leaf, Spec) or leaf.dtype != p.dtype or leaf.ndim != len(p.static_shape) or any(
+                    d is not None and d != n for d, n in zip(p.static_shape, leaf.shape, strict=True)):
                 got = repr(leaf) if isinstance(leaf, Spec) else f"{leaf.dtype.name}{list(leaf.shape)}"
                 raise TypeError(f"argument '{p.name}' of {self.name} is {got}, the graph was traced for "
                                 f"{format_type(p)}")
