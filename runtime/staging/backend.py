@@ -37,6 +37,12 @@ class StagingBackend(Backend):
     #: `set_loop_options(shape_invariants=...)`; None where it can.
     static_shapes = None
 
+    def narrowed_float(self, t):
+        """Where a Python float that a staged loop carries as type `t` (weak)
+        is computed in less than Python's float64: (how the backend carries
+        it, the dtype's name, how to enable float64), else None."""
+        return None
+
     # Values (backend) -------------------------------------------------------------
 
     def concrete(self, value):
