@@ -194,7 +194,7 @@ def test_symbolic_values_are_hashable_by_identity():
 
 def _shape_loop(x):
     n = x.shape[0]
-    s = 0.0
+    s = np.float64(0.0)  # (a Python float would stay one in the graph: see docs/hardening.md)
     for i in range(n):
         s += x[i, 0] * x.shape[1]
     return s
@@ -215,7 +215,7 @@ def _shape_tuple(x):
 
 
 def _shape_in_numpy(x):
-    return np.zeros(x.shape[0]) + x.reshape(x.shape[0], -1)[:, 0], x.reshape(x.shape)
+    return np.zeros(x.shape[0]) + x.reshape(x.shape[0], 2)[:, 0], x.reshape(x.shape)
 
 
 def _shape_condition(x):
