@@ -67,9 +67,6 @@ import sys
 
 from autograph.runtime import staging
 from autograph.runtime.backends import Backend
-from autograph.runtime.errors import (
-    user_location,
-)
 from autograph.runtime.staging import Retry
 from autograph.runtime.undefined import Undefined
 
@@ -518,18 +515,6 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
             return self.dynamo_loop(loop)
         return _loop(loop)
 
-    def stage_while(self, test, body, state, names, opts, done=0, flag=None):
-        result = super().stage_while(test, body, state, names, opts, done, flag)
-        # The loop's test ran once before the loop, to tell that it is
-        # traced; the while_loop runs it again. torch.export keeps every
-        # operation: those of the first run go.
-        if _is_traced(flag):
-            if torch.compiler.is_dynamo_compiling():
-                self.erase_traced(flag)
-            else:
-                _erase_unused(flag)
-        return result
-
     def entering(self, loop):
         """`loop.init()`, after erasing the values that an earlier attempt made
         for it and that this one does not use (a type widened)."""
@@ -540,8 +525,9 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
 
     def discard(self, values, kept=()):
         """Erases the operations that made the traced tensors among `values`
-        (but those in `kept`) from the graph: values made for an attempt that
-        is traced again."""
+        (but those in `kept`) from the graph: torch.export keeps every
+        operation. (The loop's test ran once before the loop, to tell that
+        it is traced; the while_loop runs it again.)"""
         for value in values:
             if _is_traced(value) and not builtins.any(value is k for k in kept):
                 if torch.compiler.is_dynamo_compiling():
@@ -594,7 +580,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         concrete = self.concrete(test)
         if concrete is not None:
             return Backend.assert_(self, concrete, msg_fn)
-        loc = user_location()
+        loc = self.location()
         message = msg_fn() if msg_fn is not None else f"assertion failed ({loc})"
         torch._assert_async(self.predicate(test, "an `assert`", loc), str(message))
         return None

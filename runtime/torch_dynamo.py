@@ -214,6 +214,12 @@ class DynamoStaging:
 
     __slots__ = ()
 
+    def location(self):
+        # Under dynamo `_traced_location` runs outside the trace: one guard,
+        # where `errors.user_location` would cost its module, its defaults and
+        # the hook it calls.
+        return _traced_location() or errors.user_location()
+
     def erase_traced(self, value):
         """Erases the operations that made `value` (a tensor that nothing uses
         and nothing will) from the graph that dynamo builds, as far back as

@@ -18,7 +18,7 @@ from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
 from autograph.runtime.staging.lists import stack
 from autograph.runtime.staging.loops import Loop, bounded_while
-from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, normalize, unflatten
+from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, unflatten
 
 __all__ = ["StagingBackend"]
 
@@ -168,6 +168,33 @@ class StagingBackend(Backend):
     def flat(self, values):
         return Flat(values, self.flatten, self.unflatten)
 
+    # What the statements use on every staged statement is methods: a tracer
+    # that runs this code itself (dynamo) guards each module function and
+    # constant that it reads, on every call of what it compiled, but no
+    # method of an object whose type it checks.
+
+    def location(self):
+        """'file:line' of the user's statement being staged
+        (`errors.user_location`)."""
+        return user_location()
+
+    def normalize(self, result, count, what):
+        """A body's result as a tuple of `count` values (`values.normalize`)."""
+        if count == 0:
+            return ()
+        if count == 1:
+            return (result,)
+        if not isinstance(result, (tuple, list)) or len(result) != count:
+            raise TracingError(f"the {what} must return {count} values, got {result!r}")
+        return tuple(result)
+
+    def discard(self, values, kept=()):
+        """Drops from the trace the operations that made `values` (but those
+        in `kept`), which nothing uses: values made for an attempt that is
+        traced again, or a loop test that the staged loop computes again.
+        A backend whose tracer keeps every operation erases them; by
+        default nothing happens."""
+
     def describe(self, x):
         """A value as messages show it."""
         marker = describe_marker(x)
@@ -201,7 +228,7 @@ class StagingBackend(Backend):
 
     def _cond(self, pred, true_fn, false_fn, operands, names):
         what = f"an `if` whose condition is {self.traced}"
-        branches = Branches(self, true_fn, false_fn, operands, names, what, user_location())
+        branches = Branches(self, true_fn, false_fn, operands, names, what, self.location())
         return branches.run(lambda: self.stage_cond(pred, branches))
 
     def while_loop(self, test, body, state, names, opts):
@@ -216,7 +243,7 @@ class StagingBackend(Backend):
                 return self.stage_while(test, body, state, names, opts, done, flag)
             if not known:
                 return state
-            state = normalize(body(*state), count, "loop body")
+            state = self.normalize(body(*state), count, "loop body")
             done += 1
             if limit is None or done < limit:
                 flag = test(*state)
@@ -227,8 +254,8 @@ class StagingBackend(Backend):
         run as Python before (they count towards `maximum_iterations`); what
         the body changes in place (places.py) is more loop state. `flag`, if
         given, is what `test(*state)` gave, which the staged loop computes
-        again (a backend whose tracer keeps every operation may drop it)."""
-        what, loc = f"a `while` loop whose condition is {self.traced}", user_location()
+        again: it is `discard`ed after the loop is staged."""
+        what, loc = f"a `while` loop whose condition is {self.traced}", self.location()
         limit = opts.get("maximum_iterations")
 
         def stage(test, body, state, names):
@@ -236,12 +263,16 @@ class StagingBackend(Backend):
                 return self._stage(bounded_while(self, test, body, state, names, limit - done, what, loc),
                                    opts)[1:]
             count = len(names)
-            return self._stage(Loop(self, test, lambda *s: normalize(body(*s), count, "loop body"),
+            return self._stage(Loop(self, test, lambda *s: self.normalize(body(*s), count, "loop body"),
                                     state, names, what, loc), opts)
         if not self.tracks_places():
-            return stage(test, body, state, names)
-        return places.loop(stage, test, body, state, names, backend=self, what=what,
-                           trips=None if limit is None else limit - done)
+            result = stage(test, body, state, names)
+        else:
+            result = places.loop(stage, test, body, state, names, backend=self, what=what,
+                                 trips=None if limit is None else limit - done)
+        if flag is not None:
+            self.discard((flag,))
+        return result
 
     def for_loop(self, iterable, extra_test, body, state, names, opts):
         counted = self.counted(iterable)
@@ -252,7 +283,7 @@ class StagingBackend(Backend):
             counted = counted.bounded(limit)
         if type(counted.trip_count) is int and counted.trip_count <= 0:
             return tuple(state)  # no iteration, as in Python
-        loc = user_location()
+        loc = self.location()
 
         def stage(extra_test, body, state, names):
             return self._stage(counted.loop(self, extra_test, body, state, names, loc), opts)[1:]

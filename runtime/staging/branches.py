@@ -23,13 +23,14 @@ the `if` is traced again (`values.Retry`) with the settled ones.
 
 from autograph.runtime.backends import unchanged
 from autograph.runtime.staging import errors
-from autograph.runtime.staging.values import Retry, normalize, pack, same_leaf
+from autograph.runtime.staging.values import Retry, normalize, same_leaf
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
 __all__ = ["Branches"]
 
-_STATIC, _CARRIED = "static", "carried"
-_ATTEMPTS = 8
+# The kinds of a plan's entries, "static" and "carried", are written as
+# literals: dynamo guards each module constant that the code it traces reads,
+# on every call of the compiled function (and each read of it, again).
 
 
 class Branches:
@@ -45,16 +46,16 @@ class Branches:
         self.fns = tuple(same if fn is None else fn for fn in (true_fn, false_fn))
         self.operands = tuple(operands)
         self.flats = [None, None]  # per branch, its outputs as a `Flat`
-        self.plan = None           # per leaf, (_STATIC, value) or (_CARRIED, type)
+        self.plan = None           # per leaf, ("static", value) or ("carried", type)
         self.memo = {}             # what the backend keeps across attempts
 
     # Tracing --------------------------------------------------------------------
 
-    def run(self, stage):
+    def run(self, stage, attempts=8):
         """`stage()` stages the branches and returns the values of the carried
-        leaves; traced again while it raises `Retry`. Returns the statement's
-        outputs (as a body returns them)."""
-        for _attempt in range(_ATTEMPTS):
+        leaves; traced again while it raises `Retry`, up to `attempts` times.
+        Returns the statement's outputs (as a body returns them)."""
+        for _attempt in range(attempts):
             self.flats = [None, None]
             try:
                 outs = stage()
@@ -87,8 +88,8 @@ class Branches:
                 if self.settle():
                     raise Retry
             elif self.plan is None:
-                self.plan = [(_CARRIED, self.backend.typeof(leaf)) if self.backend.is_value(leaf)
-                             else (_STATIC, leaf) for leaf in self.flats[k].leaves]
+                self.plan = [("carried", self.backend.typeof(leaf)) if self.backend.is_value(leaf)
+                             else ("static", leaf) for leaf in self.flats[k].leaves]
             return self.outputs(k)
         return branch
 
@@ -109,25 +110,25 @@ class Branches:
         for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves, strict=True)):
             name = self.names[t_flat.owner[j]]
             returned = self._returned_once(a, b)
-            if returned is None:
-                plan.append((_STATIC, None))
+            if returned and returned[0] is None:
+                plan.append(("static", None))
                 continue
-            if returned is not _NO and backend.is_value(returned):
+            if returned and backend.is_value(returned[0]):
                 # The branch that has not returned outputs zeros of its type.
-                plan.append((_CARRIED, backend.typeof(returned)))
+                plan.append(("carried", backend.typeof(returned[0])))
                 continue
             if (type(a) is Undefined) != (type(b) is Undefined):
                 raise errors.one_branch(name, type(b) is Undefined, what, loc)
             if same_leaf(a, b, backend.is_value):
-                plan.append((_STATIC, a))
+                plan.append(("static", a))
                 continue
             if not (backend.is_value(a) and backend.is_value(b)):
                 raise errors.branch_python(name, backend.describe(a), backend.describe(b), what, loc)
             merged = backend.merge(backend.typeof(a), backend.typeof(b))
             if merged is None:
                 raise errors.branch_type(name, backend.describe(a), backend.describe(b), what, loc)
-            plan.append((_CARRIED, merged))
-        changed = self.plan is None or [_key(p) for p in plan] != [_key(p) for p in self.plan]
+            plan.append(("carried", merged))
+        changed = self.plan is None or [self._key(p) for p in plan] != [self._key(p) for p in self.plan]
         self.plan = plan
         return changed
 
@@ -136,7 +137,7 @@ class Branches:
         made where the backend traces that branch."""
         out = []
         for j, (kind, t) in enumerate(self.plan):
-            if kind is _CARRIED:
+            if kind == "carried":
                 value = self.cast(self.flats[k].leaves[j], t)
                 if value is None:
                     a, b = (self.flats[0].leaves[j], self.flats[1].leaves[j])
@@ -154,30 +155,27 @@ class Branches:
     def carried(self):
         """(type, variable name) of each carried leaf."""
         owner = self.flats[0].owner
-        return [(t, self.names[owner[j]]) for j, (kind, t) in enumerate(self.plan) if kind is _CARRIED]
+        return [(t, self.names[owner[j]]) for j, (kind, t) in enumerate(self.plan) if kind == "carried"]
 
     # A helper that dynamo traces is a method: it guards each module function
     # that the code it traces reads, on every call of the compiled function,
     # but no method of an object that the trace made.
 
     def _returned_once(self, a, b):
-        """Where a lowered `return` ran in one branch only: the value it
-        returned there (`_NO` otherwise)."""
+        """Where a lowered `return` ran in one branch only: (the value it
+        returned there,); () otherwise."""
         if (type(a) is UndefinedReturnValue) == (type(b) is UndefinedReturnValue) \
                 or type(a) is Undefined or type(b) is Undefined:
-            return _NO
-        return b if type(a) is UndefinedReturnValue else a
+            return ()
+        return (b if type(a) is UndefinedReturnValue else a,)
 
     def result(self, outs):
+        """The statement's outputs, as a body returns them (`values.pack`)."""
         outs = iter(outs)
-        leaves = [next(outs) if kind is _CARRIED else v for kind, v in self.plan]
-        return pack(self.flats[0].rebuild(leaves), self.count)
+        values = self.flats[0].rebuild([next(outs) if kind == "carried" else v for kind, v in self.plan])
+        return None if self.count == 0 else values[0] if self.count == 1 else values
 
-
-_NO = object()
-
-
-def _key(entry):
-    """What of a plan's entry the traced branches depend on."""
-    kind, v = entry
-    return (kind, v[:2]) if kind is _CARRIED else (kind,)
+    def _key(self, entry):
+        """What of a plan's entry the traced branches depend on."""
+        kind, v = entry
+        return (kind, v[:2]) if kind == "carried" else (kind,)

@@ -24,8 +24,6 @@ from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
 __all__ = ["Counted", "Loop", "bounded_while"]
 
-_ATTEMPTS = 8
-
 
 class Loop:
     """`while test(*state): state = body(*state)` as a backend stages it: the
@@ -49,10 +47,11 @@ class Loop:
         self.memo = {}          # what the backend keeps across attempts
         self.entered = {}       # carried leaf -> (type, leaf, value) of `init`
 
-    def run(self, stage):
+    def run(self, stage, attempts=8):
         """`stage()` stages the loop and returns the carried values after it;
-        traced again while it raises `Retry`. Returns the final state."""
-        for _attempt in range(_ATTEMPTS):
+        traced again while it raises `Retry`, up to `attempts` times.
+        Returns the final state."""
+        for _attempt in range(attempts):
             try:
                 carry = stage()
             except Retry:
