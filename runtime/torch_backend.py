@@ -131,9 +131,6 @@ def _is_symbolic(x):
     return type(x) in _NUMBERS and torch.compiler.is_dynamo_compiling() and not has_static_value(x)
 
 
-_KINDS = {bool: 0, int: 1, float: 2}
-
-
 def _kind(dtype):
     return 0 if dtype == torch.bool else 2 if dtype.is_floating_point or dtype.is_complex else 1
 
@@ -390,9 +387,7 @@ def _template(args, sep, end):
     return sep.join(parts) + end[:-1]
 
 
-# What most state is: a value that is its own only leaf. Said without
-# the staging core's containers, whose code dynamo would trace (and guard on) for each.
-_SCALARS = frozenset({bool, int, float, complex, str, type(None)})
+# The treedef of a value that is its own only leaf (`TorchBackend.flatten`).
 _LEAF = type("Leaf", (), {"__repr__": lambda self: "*"})()
 
 
@@ -455,17 +450,26 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
             return known if known == guard_or_true(flag) else None
         return bool(x)
 
-    # These ask about tensors first: dynamo guards on each element of a
-    # container the code it traces reads (`_NUMBERS`), every call.
+    # These ask about tensors first, and write Python's types out: dynamo
+    # guards, on every call, each element of a module's container that the
+    # code it traces reads (a builtin it reads is one guard for all code).
 
     def is_value(self, x):
-        return isinstance(x, torch.Tensor) or type(x) in _NUMBERS
+        return isinstance(x, torch.Tensor) or type(x) in (bool, int, float)
+
+    def is_scalar(self, x):
+        """True for a Python value that is its own only leaf: what most state
+        is, said without the staging core's containers, whose code dynamo
+        would trace (and guard on) for each."""
+        t = type(x)
+        return t is bool or t is int or t is float or t is complex or t is str or x is None
 
     def typeof(self, x):
         """(shape, dtype, weak): weak for a Python number."""
         if isinstance(x, torch.Tensor):
             return (tuple(x.shape), x.dtype, False)
-        dtype = (torch.bool, torch.int64, torch.get_default_dtype())[_KINDS[type(x)]]
+        t = type(x)
+        dtype = torch.bool if t is bool else torch.int64 if t is int else torch.get_default_dtype()
         return ((), dtype, True)
 
     def describe_type(self, t):
@@ -491,7 +495,17 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
             return x if x.dtype == dtype else x.to(dtype)
         return torch.full(shape, x, dtype=dtype)
 
+    def same_leaf(self, a, b):
+        # A tensor's type does not say its dtype: it is not the same leaf as
+        # another tensor (`values.same_leaf`, without numpy's scalars).
+        if a is b:
+            return True
+        return not isinstance(a, torch.Tensor) and staging.same_python(a, b)
+
     def predicate(self, flag, what, loc):
+        return self.boolean(flag)
+
+    def boolean(self, flag):
         """A traced condition as the boolean scalar tensor torch wants."""
         if not isinstance(flag, torch.Tensor):
             if _is_symbolic(flag):
@@ -529,14 +543,14 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         operation. (The loop's test ran once before the loop, to tell that
         it is traced; the while_loop runs it again.)"""
         for value in values:
-            if _is_traced(value) and not builtins.any(value is k for k in kept):
+            if _is_traced(value) and not [k for k in kept if k is value]:  # (no builtins.any: a guard each)
                 if torch.compiler.is_dynamo_compiling():
                     self.erase_traced(value)
                 else:
                     _erase_unused(value)
 
     def flatten(self, value):
-        if isinstance(value, torch.Tensor) or type(value) in _SCALARS or isinstance(value, Undefined):
+        if isinstance(value, torch.Tensor) or self.is_scalar(value) or isinstance(value, Undefined):
             return [value], _LEAF
         return super().flatten(value)
 

@@ -178,7 +178,6 @@ def _erase_unused(tracer, last):
         tracer.remove_node(node)
 
 
-_probing._dynamo_marked_constant = True
 _probes = {}
 
 
@@ -198,7 +197,6 @@ def _objects_made_here():
     return names
 
 
-_objects_made_here._dynamo_marked_constant = True
 
 
 
@@ -215,10 +213,27 @@ class DynamoStaging:
     __slots__ = ()
 
     def location(self):
-        # Under dynamo `_traced_location` runs outside the trace: one guard,
-        # where `errors.user_location` would cost its module, its defaults and
-        # the hook it calls.
-        return _traced_location() or errors.user_location()
+        # Under dynamo `traced_location` runs outside the trace, where
+        # `errors.user_location` would cost its module, its defaults and the
+        # hook it calls.
+        return self.traced_location() or errors.user_location()
+
+    # Trace-time state, which dynamo runs outside the trace (a constant
+    # result, as `torch.compiler.assume_constant_result` marks it): methods,
+    # which dynamo calls without a guard, where it guards each module function.
+
+    def traced_location(self):
+        return _traced_location()
+
+    def probes(self, delta):
+        return _probing(delta)
+
+    def objects_made_here(self):
+        return _objects_made_here()
+
+    traced_location._dynamo_marked_constant = True
+    probes._dynamo_marked_constant = True
+    objects_made_here._dynamo_marked_constant = True
 
     def erase_traced(self, value):
         """Erases the operations that made `value` (a tensor that nothing uses
@@ -232,7 +247,7 @@ class DynamoStaging:
         torch = tb.torch
         if isinstance(values, torch.Tensor):
             return values.clone()
-        if type(values) in tb._SCALARS:
+        if self.is_scalar(values):
             return values
         return tb.pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, values)
 
@@ -263,23 +278,24 @@ class DynamoStaging:
         forgets what a traced object's attributes become after it traces a
         torch.cond or a while_loop, so nothing is staged before a plan is
         settled.) What the probe adds to the graph and nothing uses is erased."""
-        _probing(1)
+        self.probes(1)
         try:
             copies = [self._copies(v) for v in args]
             return copies, fn(*copies)
         finally:
-            _probing(-1)
+            self.probes(-1)
 
-    def _refuse_objects_made_here(self, what, loc):
+    def _refuse_objects_made_here(self, statement):
         """Torch 2.13's dynamo loses the attribute writes made, after it traces a
         torch.cond or a while_loop, to an object created inside the compiled
         function (reads see the value from before the statement; docs/pytorch.md
-        has a repro without autograph): refused rather than a wrong result."""
-        names = _objects_made_here()
+        has a repro without autograph): refused rather than a wrong result.
+        `statement` (a Branches or Loop) gives its `what` and `loc` only then."""
+        names = self.objects_made_here()
         if names:
             raise errors.TracingError(
-                f"{what} ({loc}) becomes a torch.cond or while_loop under torch.compile, and the compiled "
-                f"function creates an object of class {names[0]}: torch "
+                f"{statement.what} ({statement.loc}) becomes a torch.cond or while_loop under torch.compile, and "
+                f"the compiled function creates an object of class {names[0]}: torch "
                 f"{tb.torch.__version__}'s dynamo loses the attribute writes made to such an object after "
                 "that statement (docs/pytorch.md), which would give a wrong result. Create the object outside "
                 "the compiled function and pass it in, or keep the values in variables or a dict")
@@ -295,9 +311,9 @@ class DynamoStaging:
                 mutated |= self._passed_through(copies, branches.flats[k].leaves)
             memo["mutated"] = mutated
             branches.settle()
-        if _probing(0):
+        if self.probes(0):
             return branches.outputs(0)
-        self._refuse_objects_made_here(branches.what, branches.loc)
+        self._refuse_objects_made_here(branches)
         plan, mutated = list(branches.plan), memo["mutated"]
         probed = [flat.leaves for flat in branches.flats]
 
@@ -321,7 +337,7 @@ class DynamoStaging:
         if not carried:
             return ()  # the branches give nothing that depends on the condition
         single = len(carried) == 1
-        outs = tb.torch.cond(self.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
+        outs = tb.torch.cond(self.boolean(pred), branch(0), branch(1), ())
         return (outs,) if single else outs
 
     def dynamo_loop(self, loop):
@@ -338,9 +354,9 @@ class DynamoStaging:
                             if isinstance(carry[i], torch.Tensor) and new.leaves[j] is carry[i]}
         if loop.check(new):
             raise Retry
-        if _probing(0):
+        if self.probes(0):
             return loop.init()
-        self._refuse_objects_made_here(loop.what, loop.loc)
+        self._refuse_objects_made_here(loop)
         mutated, probed = memo["mutated"], new.leaves
 
         def cond_fn(*carry):

@@ -18,7 +18,7 @@ from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
 from autograph.runtime.staging.lists import stack
 from autograph.runtime.staging.loops import Loop, bounded_while
-from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, unflatten
+from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, same_leaf, unflatten
 
 __all__ = ["StagingBackend"]
 
@@ -188,6 +188,11 @@ class StagingBackend(Backend):
             raise TracingError(f"the {what} must return {count} values, got {result!r}")
         return tuple(result)
 
+    def same_leaf(self, a, b):
+        """True if a branch output is the same whichever way the program
+        goes, so that it needs no staging (`values.same_leaf`)."""
+        return same_leaf(a, b, self.is_value)
+
     def discard(self, values, kept=()):
         """Drops from the trace the operations that made `values` (but those
         in `kept`), which nothing uses: values made for an attempt that is
@@ -227,8 +232,7 @@ class StagingBackend(Backend):
         return True
 
     def _cond(self, pred, true_fn, false_fn, operands, names):
-        what = f"an `if` whose condition is {self.traced}"
-        branches = Branches(self, true_fn, false_fn, operands, names, what, self.location())
+        branches = Branches(self, true_fn, false_fn, operands, names, self.location())
         return branches.run(lambda: self.stage_cond(pred, branches))
 
     def while_loop(self, test, body, state, names, opts):
@@ -271,7 +275,7 @@ class StagingBackend(Backend):
             result = places.loop(stage, test, body, state, names, backend=self, what=what,
                                  trips=None if limit is None else limit - done)
         if flag is not None:
-            self.discard((flag,))
+            self.discard((flag,), ())  # (a default argument of a backend method costs dynamo's guards)
         return result
 
     def for_loop(self, iterable, extra_test, body, state, names, opts):

@@ -3,7 +3,7 @@ give each variable, for every backend.
 
 Per leaf of the outputs (see `values.Flat`):
 
-  * the same Python value in both branches (`values.same_leaf`) stays that
+  * the same Python value in both branches (the backend's `same_leaf`) stays that
     value: it is not staged;
   * a variable defined in one branch only is an `UndefinedOutputError`;
   * a lowered `return` that ran in one branch only takes, in the other,
@@ -23,7 +23,7 @@ the `if` is traced again (`values.Retry`) with the settled ones.
 
 from autograph.runtime.backends import unchanged
 from autograph.runtime.staging import errors
-from autograph.runtime.staging.values import Retry, normalize, same_leaf
+from autograph.runtime.staging.values import Retry
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
 __all__ = ["Branches"]
@@ -37,8 +37,8 @@ class Branches:
     """One staged `if`: `true_fn(*operands)` and `false_fn(*operands)` (None:
     the state unchanged), whose outputs are the variables `names`."""
 
-    def __init__(self, backend, true_fn, false_fn, operands, names, what, loc):
-        self.backend, self.names, self.what, self.loc = backend, names, what, loc
+    def __init__(self, backend, true_fn, false_fn, operands, names, loc):
+        self.backend, self.names, self.loc = backend, names, loc
         self.count = count = len(names)
 
         def same(*state):
@@ -48,6 +48,12 @@ class Branches:
         self.flats = [None, None]  # per branch, its outputs as a `Flat`
         self.plan = None           # per leaf, ("static", value) or ("carried", type)
         self.memo = {}             # what the backend keeps across attempts
+
+    @property
+    def what(self):
+        """The statement, as messages name it: made only for a message (under
+        dynamo, each read of the backend's `traced` is a guard)."""
+        return f"an `if` whose condition is {self.backend.traced}"
 
     # Tracing --------------------------------------------------------------------
 
@@ -73,7 +79,7 @@ class Branches:
 
     def normalize(self, result):
         """A branch's `result` as a tuple of the statement's outputs."""
-        return normalize(result, self.count, "branch")
+        return self.backend.normalize(result, self.count, "branch")
 
     def traced(self):
         return self.flats[0] is not None and self.flats[1] is not None
@@ -99,34 +105,38 @@ class Branches:
         """Merges the outputs of the two traced branches into the plan;
         returns True if the plan changed (the carried leaves or their shapes
         and dtypes)."""
-        backend, what, loc = self.backend, self.what, self.loc
+        backend, loc = self.backend, self.loc
         t_flat, f_flat = self.flats
         for i, name in enumerate(self.names):
             if t_flat.treedefs[i] != f_flat.treedefs[i]:
                 raise errors.branch_structure(
                     name, t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i],
-                    what, loc)
+                    self.what, loc)
         plan = []
         for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves, strict=True)):
             name = self.names[t_flat.owner[j]]
-            returned = self._returned_once(a, b)
-            if returned and returned[0] is None:
-                plan.append(("static", None))
-                continue
-            if returned and backend.is_value(returned[0]):
-                # The branch that has not returned outputs zeros of its type.
-                plan.append(("carried", backend.typeof(returned[0])))
-                continue
-            if (type(a) is Undefined) != (type(b) is Undefined):
-                raise errors.one_branch(name, type(b) is Undefined, what, loc)
-            if same_leaf(a, b, backend.is_value):
+            values = backend.is_value(a) and backend.is_value(b)
+            # The markers (Undefined, a `return` not run) are no values: only a
+            # leaf that is not one reads their classes (under dynamo, a guard each).
+            if not values:
+                returned = self._returned_once(a, b)
+                if returned and returned[0] is None:
+                    plan.append(("static", None))
+                    continue
+                if returned and backend.is_value(returned[0]):
+                    # The branch that has not returned outputs zeros of its type.
+                    plan.append(("carried", backend.typeof(returned[0])))
+                    continue
+                if (type(a) is Undefined) != (type(b) is Undefined):
+                    raise errors.one_branch(name, type(b) is Undefined, self.what, loc)
+            if backend.same_leaf(a, b):
                 plan.append(("static", a))
                 continue
-            if not (backend.is_value(a) and backend.is_value(b)):
-                raise errors.branch_python(name, backend.describe(a), backend.describe(b), what, loc)
+            if not values:
+                raise errors.branch_python(name, backend.describe(a), backend.describe(b), self.what, loc)
             merged = backend.merge(backend.typeof(a), backend.typeof(b))
             if merged is None:
-                raise errors.branch_type(name, backend.describe(a), backend.describe(b), what, loc)
+                raise errors.branch_type(name, backend.describe(a), backend.describe(b), self.what, loc)
             plan.append(("carried", merged))
         changed = self.plan is None or [self._key(p) for p in plan] != [self._key(p) for p in self.plan]
         self.plan = plan
@@ -150,7 +160,9 @@ class Branches:
     def cast(self, leaf, t):
         """A branch's output `leaf` as a value of type `t` (None if it cannot
         be): zeros where a lowered `return` has not run."""
-        return self.backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
+        if not self.backend.is_value(leaf) and type(leaf) is UndefinedReturnValue:
+            leaf = False
+        return self.backend.cast(leaf, t)
 
     def carried(self):
         """(type, variable name) of each carried leaf."""
