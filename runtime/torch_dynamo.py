@@ -256,7 +256,7 @@ class DynamoStaging:
         they are: it returns them unchanged or modifies them in place (as
         `n += 1` does), which dynamo forbids. Such a body gets copies."""
         return {i for i, v in enumerate(values) if isinstance(v, tb.torch.Tensor)
-                and any(leaf is v for leaf in leaves)}
+                and [leaf for leaf in leaves if leaf is v]}  # (no any(): dynamo guards each builtin)
 
     def _guarded(self, values, mutated):
         """`values` with copies at the positions in `mutated`."""

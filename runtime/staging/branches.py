@@ -182,9 +182,14 @@ class Branches:
         return (b if type(a) is UndefinedReturnValue else a,)
 
     def result(self, outs):
-        """The statement's outputs, as a body returns them (`values.pack`)."""
-        outs = iter(outs)
-        values = self.flats[0].rebuild([next(outs) if kind == "carried" else v for kind, v in self.plan])
+        """The statement's outputs, as a body returns them (`values.pack`):
+        `outs` gives the carried leaves, in order."""
+        leaves, i = [], 0
+        for kind, v in self.plan:
+            if kind == "carried":
+                v, i = outs[i], i + 1
+            leaves.append(v)
+        values = self.flats[0].rebuild(leaves)
         return None if self.count == 0 else values[0] if self.count == 1 else values
 
     def _key(self, entry):

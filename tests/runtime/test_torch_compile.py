@@ -685,7 +685,7 @@ def _benchmark_programs():
 # methods (before: 142, 90, 122, 87 when the staging core's helpers became
 # methods; 105, 71, 86, 68 after): a helper that becomes a module function
 # again, or a module constant that this path reads, adds some.
-_EXTRA_GUARDS = {"collatz": 55, "newton": 61, "piecewise": 53, "power iteration": 58}
+_EXTRA_GUARDS = {"collatz": 53, "newton": 61, "piecewise": 51, "power iteration": 58}
 
 
 @pytest.mark.parametrize("name", list(_EXTRA_GUARDS))
