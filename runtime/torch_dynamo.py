@@ -154,10 +154,10 @@ def _copies(values):
     """`values` with each tensor leaf copied."""
     torch = tb.torch
     if isinstance(values, torch.Tensor):
-        return values.clone()
+        return tb._copy(values)
     if type(values) in tb._SCALARS:
         return values
-    return tb.pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, values)
+    return tb.pytree.tree_map(lambda v: tb._copy(v) if isinstance(v, torch.Tensor) else v, values)
 
 
 def _passed_through(values, leaves):
@@ -170,7 +170,7 @@ def _passed_through(values, leaves):
 
 def _guarded(values, mutated):
     """`values` with copies at the positions in `mutated`."""
-    return [v.clone() if i in mutated else v for i, v in enumerate(values)]
+    return [tb._copy(v) if i in mutated else v for i, v in enumerate(values)]
 
 
 def _unaliased(out, probed, inputs):
@@ -306,7 +306,11 @@ def stage_cond(backend, pred, branches):
 
     if not any(kind == "carried" for kind, _ in plan):
         return ()  # the branches give nothing that depends on the condition
-    return torch.cond(backend.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
+    outs = torch.cond(backend.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
+    # Copies of the outputs that stand for Python numbers: dynamo lets the
+    # attribute that marks them (tb._number) be set only on a tensor made here.
+    numbers = [t[2] for kind, t in plan if kind == "carried"]
+    return tuple(v.clone() if number else v for v, number in zip(outs, numbers, strict=True))
 
 
 def stage_loop(backend, loop):
@@ -327,12 +331,16 @@ def stage_loop(backend, loop):
         return loop.init()
     _refuse_objects_made_here(loop.what, loop.loc)
     mutated, probed = memo["mutated"], new.leaves
+    # The body gets copies of the values that stand for Python numbers too:
+    # dynamo lets a body set the attribute that marks them (tb._number) only
+    # on a tensor made in the body.
+    copied = mutated | {i for i, j in enumerate(positions) if loop.types[j][2]}
 
     def cond_fn(*carry):
         return loop.cond_fun(carry)
 
     def body_fn(*carry):
-        new = backend.flat(loop.body(*loop.unflatten(_guarded(list(carry), mutated))))
+        new = backend.flat(loop.body(*loop.unflatten(_guarded(list(carry), copied))))
         outs = loop.outputs(new)
         return tuple(v if v is not new.leaves[j] else _unaliased(v, probed[j], carry)
                      for v, j in zip(outs, positions, strict=True))
@@ -344,4 +352,6 @@ def stage_loop(backend, loop):
     # Dynamo gives the loop's outputs strides of unbacked symbols, and fails
     # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
     # None when lifting it to input of top-level"): a copy has plain strides.
-    return tuple(v.clone() if v.dim() else v for v in while_loop(cond_fn, body_fn, init))
+    # Those that stand for numbers are copied too, to be marked (see `copied`).
+    return tuple(v.clone() if v.dim() or i in copied else v
+                 for i, v in enumerate(while_loop(cond_fn, body_fn, init)))
