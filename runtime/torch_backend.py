@@ -290,9 +290,11 @@ def _number(t):
     makes a new tensor, as Python makes a new int, where `+=` on any other
     tensor changes it in place (`TorchBackend.augmented`). An attribute,
     which dynamo traces (a lookup by `id()` would make it guard on the
-    frame)."""
+    frame; torch_dynamo.markable lets it set one)."""
     if isinstance(t, torch.Tensor):
-        t._autograph_number = True
+        if torch.compiler.is_dynamo_compiling():
+            torch_dynamo.markable(t)
+        setattr(t, _NUMBER, True)
     return t
 
 

@@ -42,7 +42,7 @@ from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry, normalize
 from autograph.runtime.undefined import UndefinedReturnValue
 
-__all__ = ["erase_unused", "install", "stage_cond", "stage_loop"]
+__all__ = ["erase_unused", "install", "markable", "stage_cond", "stage_loop"]
 
 _PACKAGE = __name__.split(".")[0] + "."
 
@@ -142,6 +142,24 @@ def erase_unused(value):
     nothing else uses them."""
     from torch._dynamo.comptime import comptime
     comptime(_erase_local)
+
+
+def markable(value):
+    """Lets the code that dynamo traces set an attribute on tensor `value`
+    (tb._number marks a tensor that stands for a Python number): dynamo
+    allows it on the tensors that an operation makes, but not on the
+    outputs of a torch.cond or while_loop, or on the values that their
+    bodies get, until it tracks them as new objects. Trace-time state."""
+    from torch._dynamo.comptime import comptime
+    comptime(_track_local)
+
+
+def _track_local(ctx):
+    from torch._dynamo.variables.base import AttributeMutationNew
+    variable = ctx.get_local("value")._i_will_not_complain_if_bc_breaks_VariableTracker()
+    side_effects = ctx._i_will_not_complain_if_bc_breaks_InstructionTranslator().output.side_effects
+    if not side_effects.is_attribute_mutation(variable):
+        side_effects.track_mutable(object(), variable, AttributeMutationNew)
 
 
 def _erase_local(ctx):
@@ -306,11 +324,7 @@ def stage_cond(backend, pred, branches):
 
     if not any(kind == "carried" for kind, _ in plan):
         return ()  # the branches give nothing that depends on the condition
-    outs = torch.cond(backend.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
-    # Copies of the outputs that stand for Python numbers: dynamo lets the
-    # attribute that marks them (tb._number) be set only on a tensor made here.
-    numbers = [t[2] for kind, t in plan if kind == "carried"]
-    return tuple(v.clone() if number else v for v, number in zip(outs, numbers, strict=True))
+    return torch.cond(backend.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
 
 
 def stage_loop(backend, loop):
@@ -331,16 +345,12 @@ def stage_loop(backend, loop):
         return loop.init()
     _refuse_objects_made_here(loop.what, loop.loc)
     mutated, probed = memo["mutated"], new.leaves
-    # The body gets copies of the values that stand for Python numbers too:
-    # dynamo lets a body set the attribute that marks them (tb._number) only
-    # on a tensor made in the body.
-    copied = mutated | {i for i, j in enumerate(positions) if loop.types[j][2]}
 
     def cond_fn(*carry):
         return loop.cond_fun(carry)
 
     def body_fn(*carry):
-        new = backend.flat(loop.body(*loop.unflatten(_guarded(list(carry), copied))))
+        new = backend.flat(loop.body(*loop.unflatten(_guarded(list(carry), mutated))))
         outs = loop.outputs(new)
         return tuple(v if v is not new.leaves[j] else _unaliased(v, probed[j], carry)
                      for v, j in zip(outs, positions, strict=True))
@@ -352,6 +362,4 @@ def stage_loop(backend, loop):
     # Dynamo gives the loop's outputs strides of unbacked symbols, and fails
     # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
     # None when lifting it to input of top-level"): a copy has plain strides.
-    # Those that stand for numbers are copied too, to be marked (see `copied`).
-    return tuple(v.clone() if v.dim() or i in copied else v
-                 for i, v in enumerate(while_loop(cond_fn, body_fn, init)))
+    return tuple(v.clone() if v.dim() else v for v in while_loop(cond_fn, body_fn, init))
