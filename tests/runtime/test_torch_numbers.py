@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import autograph  # noqa: E402
-from tests.runtime.exported_graphs import Converted, dead_nodes  # noqa: E402
+from tests.runtime.exported_graphs import Converted  # noqa: E402
 from tests.runtime.test_torch_compile import assert_same, graph_breaks  # noqa: E402
 
 
@@ -144,7 +144,6 @@ def test_export(f, strict):
     exported = torch.export.export(Converted(f), ARGS[0], strict=strict)
     for args in ARGS:
         assert_same(f(*args), exported.module()(*args))
-    assert dead_nodes(exported) == []
 
 
 def test_augmented_assignment_keeps_python_meaning_in_eager_code():
