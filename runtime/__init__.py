@@ -10,6 +10,7 @@ from autograph.runtime.backends import Backend, backend_of, prepare_backends, re
 from autograph.runtime.calls import OVERRIDDEN_BUILTINS, call, call_builtins, call_method, call_site, set_converter
 from autograph.runtime.errors import AutographError, user_location
 from autograph.runtime.operators import (
+    PYTHON_TYPES,
     and_,
     assert_stmt,
     compare,
@@ -42,7 +43,7 @@ __all__ = [
     "Backend", "backend_of", "prepare_backends", "register_backend", "unregister_backend",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
-    "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
+    "PYTHON_TYPES", "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
     "setitem", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
     "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value",

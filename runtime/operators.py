@@ -24,7 +24,7 @@ from autograph.runtime.undefined import Undefined
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
-    "assert_stmt", "setitem", "is_python", "iterate",
+    "assert_stmt", "setitem", "is_python", "iterate", "PYTHON_TYPES",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
 ]
@@ -52,6 +52,10 @@ def _augmented(op, plain):
 
 
 _UNKNOWN = object()
+
+#: The types that no backend claims (backends.py): converted code runs
+#: `x += v` itself for them (see converters/fast_paths.py).
+PYTHON_TYPES = backends._FIXED
 iadd = _augmented(operator.iadd, operator.add)
 isub = _augmented(operator.isub, operator.sub)
 imul = _augmented(operator.imul, operator.mul)

@@ -279,12 +279,25 @@ def _number(t):
     if isinstance(t, torch.Tensor):
         if torch.compiler.is_dynamo_compiling():
             torch_dynamo.markable(t)
-        setattr(t, _NUMBER, True)
+            setattr(t, _NUMBER, torch_dynamo.graph_token())
+        else:
+            setattr(t, _NUMBER, True)
     return t
 
 
 def _is_number(x):
-    return isinstance(x, torch.Tensor) and getattr(x, _NUMBER, False)
+    """True for a tensor that `_number` marked in the program being traced.
+    Dynamo sets the attribute on the tensors that a compiled function
+    returns as well: there it holds the token of the graph that marked it,
+    and the tensors of an eager run (no fake tensors) are never numbers."""
+    if not isinstance(x, torch.Tensor):
+        return False
+    mark = getattr(x, _NUMBER, None)
+    if mark is None:
+        return False
+    if torch.compiler.is_dynamo_compiling():
+        return mark == torch_dynamo.graph_token()
+    return is_fake(x)
 
 
 def _on_numbers(result, args, kwargs):

@@ -42,7 +42,7 @@ from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry, normalize
 from autograph.runtime.undefined import UndefinedReturnValue
 
-__all__ = ["erase_unused", "install", "markable", "stage_cond", "stage_loop"]
+__all__ = ["erase_unused", "graph_token", "install", "markable", "stage_cond", "stage_loop"]
 
 _PACKAGE = __name__.split(".")[0] + "."
 
@@ -152,6 +152,19 @@ def markable(value):
     bodies get, until it tracks them as new objects. Trace-time state."""
     from torch._dynamo.comptime import comptime
     comptime(_track_local)
+
+
+def graph_token():
+    """A number of the graph that dynamo builds now (trace-time state)."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    graph = InstructionTranslator.current_tx().output
+    if _graphs.get("graph") is not graph:
+        _graphs.update(graph=graph, token=_graphs.get("token", 0) + 1)
+    return _graphs["token"]
+
+
+graph_token._dynamo_marked_constant = True
+_graphs = {}
 
 
 def _track_local(ctx):

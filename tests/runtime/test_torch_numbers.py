@@ -176,3 +176,22 @@ def test_augmented_assignment_keeps_python_meaning_in_eager_code():
     assert items == expected[0] and text == expected[3] and counter.calls == 2
     np.testing.assert_array_equal(array, expected[1])
     torch.testing.assert_close(x, expected[2])
+
+
+def add_one_in_place(x):
+    alias = x
+    x += 1  # a tensor the caller gave: in place, as in eager code
+    return alias
+
+
+def test_a_returned_number_is_an_ordinary_tensor_to_its_caller():
+    """Dynamo gives the tensors a compiled function returns the attribute
+    that marks a number; a later run, compiled or eager, treats such a
+    tensor as the caller's own: `+=` changes it in place."""
+    torch._dynamo.reset()
+    steps = torch.compile(autograph.to_graph(after_loop), fullgraph=True, backend="eager")(t([2.0]))[1]
+    for run in (torch.compile(autograph.to_graph(add_one_in_place), fullgraph=True, backend="eager"),
+                autograph.to_graph(add_one_in_place)):
+        before = steps.clone()
+        assert run(steps) is steps
+        torch.testing.assert_close(steps, before + 1)
