@@ -23,6 +23,9 @@ dropping its final `return x` leaves `x` as the operator would have assigned
 it. Loops keep their body functions, defined once before the loop, to hand
 over to the operator when the test (or the break flag) turns symbolic in the
 middle of a loop, with the state of that moment.
+
+An augmented assignment to a name (`x = ag__.iadd(x, v)`, item_updates.py)
+runs as Python's `x += v` when `x` is of a type no backend claims.
 """
 
 import copy
