@@ -289,14 +289,16 @@ def _is_number(x):
     """True for a tensor that `_number` marked in the program being traced.
     Dynamo sets the attribute on the tensors that a compiled function
     returns as well: there it holds the token of the graph that marked it,
-    and the tensors of an eager run (no fake tensors) are never numbers."""
+    which counts in that graph and, after a graph break, in the rest of the
+    function; the tensors of an eager run (no fake tensors) are never
+    numbers."""
     if not isinstance(x, torch.Tensor):
         return False
     mark = getattr(x, _NUMBER, None)
     if mark is None:
         return False
     if torch.compiler.is_dynamo_compiling():
-        return mark == torch_dynamo.graph_token()
+        return mark == torch_dynamo.graph_token() or torch_dynamo.resuming()
     return is_fake(x)
 
 

@@ -42,7 +42,7 @@ from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry, normalize
 from autograph.runtime.undefined import UndefinedReturnValue
 
-__all__ = ["erase_unused", "graph_token", "install", "markable", "stage_cond", "stage_loop"]
+__all__ = ["erase_unused", "graph_token", "install", "markable", "resuming", "stage_cond", "stage_loop"]
 
 _PACKAGE = __name__.split(".")[0] + "."
 
@@ -163,7 +163,17 @@ def graph_token():
     return _graphs["token"]
 
 
-graph_token._dynamo_marked_constant = True
+def resuming():
+    """True when the frame that dynamo traces is the rest of a function after
+    a graph break: its tensors are the interrupted frame's values, marked
+    (tb._number) by the graph before the break. Trace-time state."""
+    from torch._dynamo.resume_execution import TORCH_DYNAMO_RESUME_IN_PREFIX
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    return InstructionTranslator.current_tx().output.root_tx.f_code.co_name.startswith(
+        TORCH_DYNAMO_RESUME_IN_PREFIX)
+
+
+graph_token._dynamo_marked_constant = resuming._dynamo_marked_constant = True
 _graphs = {}
 
 

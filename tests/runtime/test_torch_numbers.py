@@ -178,6 +178,26 @@ def test_augmented_assignment_keeps_python_meaning_in_eager_code():
     torch.testing.assert_close(x, expected[2])
 
 
+def across_a_graph_break(x):
+    steps = 0
+    while x.sum() > 0:
+        steps += 1
+        x = x - 1
+    torch._dynamo.graph_break()
+    before = steps
+    steps += 1
+    return before, steps
+
+
+def test_number_across_a_graph_break():
+    """torch.compile's default mode goes on after a graph break in a frame of
+    its own, whose tensors the graph before the break marked."""
+    torch._dynamo.reset()
+    function = torch.compile(autograph.to_graph(across_a_graph_break), backend="eager")
+    for args in ARGS:
+        assert_same(across_a_graph_break(*args), function(*args))
+
+
 def add_one_in_place(x):
     alias = x
     x += 1  # a tensor the caller gave: in place, as in eager code
