@@ -23,6 +23,9 @@ dropping its final `return x` leaves `x` as the operator would have assigned
 it. Loops keep their body functions, defined once before the loop, to hand
 over to the operator when the test (or the break flag) turns symbolic in the
 middle of a loop, with the state of that moment.
+
+An augmented assignment to a name (`x = ag__.iadd(x, v)`, item_updates.py)
+runs as Python's `x += v` when `x` is of a type no backend claims.
 """
 
 import copy
@@ -34,6 +37,11 @@ from autograph import builders
 __all__ = ["transform"]
 
 _OPERATORS = ("if_stmt", "while_stmt", "for_stmt")
+_AUGMENTED = {
+    "iadd": gast.Add, "isub": gast.Sub, "imul": gast.Mult, "imatmul": gast.MatMult, "itruediv": gast.Div,
+    "ifloordiv": gast.FloorDiv, "imod": gast.Mod, "ipow": gast.Pow, "ilshift": gast.LShift,
+    "irshift": gast.RShift, "iand": gast.BitAnd, "ixor": gast.BitXor, "ior": gast.BitOr,
+}
 
 
 # Each inlined statement (or conditional expression, `and`, `or`) also keeps
@@ -97,10 +105,40 @@ class _Inliner:
                 if definitions is not None:
                     result.extend(getattr(self, operator)(stmt, call, definitions))
                     continue
+            augmented = self._augmented(stmt)
+            if augmented is not None:
+                result.append(augmented)
+                continue
             # Body functions stay functional: the operator runs them only
             # when a value is symbolic. The fast path inlines copies.
             result.append(stmt if id(stmt) in helpers else self._expressions(self._descend(stmt)))
         return result
+
+    def _augmented(self, stmt):
+        """`x = ag__.iadd(x, v)` (item_updates) as Python's own statement
+        for a value of a Python type, else None:
+
+            if x.__class__ in ag__.PYTHON_TYPES:
+                x += v
+            else:
+                x = ag__.iadd(x, v)
+
+        (`__class__`, which a local cannot shadow as one named `type` can)."""
+        value = getattr(stmt, "value", None)
+        if not (isinstance(stmt, gast.Assign) and isinstance(value, gast.Call) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name) and isinstance(value.func, gast.Attribute)
+                and isinstance(value.func.value, gast.Name) and value.func.value.id == self.ag
+                and value.func.attr in _AUGMENTED and len(value.args) == 2 and not value.keywords
+                and isinstance(value.args[0], gast.Name) and value.args[0].id == stmt.targets[0].id):
+            return None
+        name, update = stmt.targets[0].id, self.fast(value.args[1])
+        python = gast.Compare(left=builders.attr(builders.name(name), "__class__"), ops=[gast.In()],
+                              comparators=[builders.attr(self.ag, "PYTHON_TYPES")])
+        inline = gast.AugAssign(target=builders.store(name), op=_AUGMENTED[value.func.attr](), value=update)
+        fallback = copy.copy(stmt)
+        fallback.value = copy.copy(value)
+        fallback.value.args = [value.args[0], update]
+        return builders.located(gast.If(test=python, body=[inline], orelse=[fallback]), stmt)
 
     def _helpers(self, stmts):
         """ids of the body-function definitions an operator call uses."""

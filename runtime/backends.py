@@ -127,6 +127,20 @@ class Backend:
         target[index] = value
         return target
 
+    def augmented(self, op, plain, target, value):
+        """`target op= value` (`op` is operator.iadd, ...; `plain` operator.add,
+        ...), where `target` is one of this backend's values: `op(target,
+        value)`. A backend whose arrays stand for Python numbers after a
+        staged statement (`number`) makes a new value for those, with
+        `plain`, as Python does for a number."""
+        return op(target, value)
+
+    def number(self, value):
+        """`value`, one of this backend's arrays that stands for a Python
+        number (a variable that held an int, float or bool before a staged
+        `if` or loop), as this backend tells it apart (see `augmented`)."""
+        return value
+
     def builtin(self, func):
         """An override for the builtin `func` (len, range, abs, ...) for calls
         with this backend's values, or None to call the builtin itself."""

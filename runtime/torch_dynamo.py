@@ -41,7 +41,7 @@ from autograph.runtime import calls, errors
 from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry
 
-__all__ = ["DynamoStaging", "install"]
+__all__ = ["DynamoStaging", "graph_token", "install", "markable", "resuming"]
 
 _PACKAGE = __name__.split(".")[0] + "."
 
@@ -136,6 +136,47 @@ def _outside(convert, f):
     return getattr(_held, _converted_outside(convert, f))
 
 
+def markable(value):
+    """Lets the code that dynamo traces set an attribute on tensor `value`
+    (tb._number marks a tensor that stands for a Python number): dynamo
+    allows it on the tensors that an operation makes, but not on the
+    outputs of a torch.cond or while_loop, or on the values that their
+    bodies get, until it tracks them as new objects. Trace-time state."""
+    from torch._dynamo.comptime import comptime
+    comptime(_track_local)
+
+
+def graph_token():
+    """A number of the graph that dynamo builds now (trace-time state)."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    graph = InstructionTranslator.current_tx().output
+    if _graphs.get("graph") is not graph:
+        _graphs.update(graph=graph, token=_graphs.get("token", 0) + 1)
+    return _graphs["token"]
+
+
+def resuming():
+    """True when the frame that dynamo traces is the rest of a function after
+    a graph break: its tensors are the interrupted frame's values, marked
+    (tb._number) by the graph before the break. Trace-time state."""
+    from torch._dynamo.resume_execution import TORCH_DYNAMO_RESUME_IN_PREFIX
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    return InstructionTranslator.current_tx().output.root_tx.f_code.co_name.startswith(
+        TORCH_DYNAMO_RESUME_IN_PREFIX)
+
+
+graph_token._dynamo_marked_constant = resuming._dynamo_marked_constant = True
+_graphs = {}
+
+
+def _track_local(ctx):
+    from torch._dynamo.variables.base import AttributeMutationNew
+    variable = ctx.get_local("value")._i_will_not_complain_if_bc_breaks_VariableTracker()
+    side_effects = ctx._i_will_not_complain_if_bc_breaks_InstructionTranslator().output.side_effects
+    if not side_effects.is_attribute_mutation(variable):
+        side_effects.track_mutable(object(), variable, AttributeMutationNew)
+
+
 def _erase_local(ctx):
     tb.erase_unused(ctx.get_local("value").as_proxy().node, None)  # dynamo keeps what the graph reads
 
@@ -225,10 +266,10 @@ class DynamoStaging:
         """`values` with each tensor leaf copied."""
         torch = tb.torch
         if isinstance(values, torch.Tensor):
-            return values.clone()
+            return tb._copy(values)
         if type(values) in tb._SCALARS:
             return values
-        return tb.pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, values)
+        return tb.pytree.tree_map(lambda v: tb._copy(v) if isinstance(v, torch.Tensor) else v, values)
 
     def _passed_through(self, values, leaves):
         """Positions of the tensors among `values` that a body gives back as
@@ -239,7 +280,7 @@ class DynamoStaging:
 
     def _guarded(self, values, mutated):
         """`values` with copies at the positions in `mutated`."""
-        return [v.clone() if i in mutated else v for i, v in enumerate(values)]
+        return [tb._copy(v) if i in mutated else v for i, v in enumerate(values)]
 
     def _unaliased(self, out, probed, inputs):
         """`out` as a body may return it: a copy if it is a view, one of the

@@ -169,8 +169,13 @@ class Branches:
         return b if type(a) is UndefinedReturnValue else a
 
     def result(self, outs):
-        outs = iter(outs)
-        leaves = [next(outs) if kind is _CARRIED else v for kind, v in self.plan]
+        outs, leaves = iter(outs), []
+        for kind, v in self.plan:
+            if kind is _CARRIED:  # v is its type: weak for a Python number
+                out = next(outs)
+                leaves.append(self.backend.number(out) if v[2] else out)
+            else:
+                leaves.append(v)
         return pack(self.flats[0].rebuild(leaves), self.count)
 
 

@@ -612,6 +612,25 @@ def append_in_a_helper(xp):
     return f
 
 
+def numbers_updated_after_staged_statements(xp):
+    """A variable that held a Python number, after a staged loop and `if`
+    (and in the loop's body): `steps += 1` leaves `before` and `old` as they
+    were, as with Python's ints."""
+    def f(x):
+        steps, before = 0, 0
+        while x > 0:
+            before = steps
+            steps += 1
+            x = x - 1.0
+        if x < -0.25:
+            steps *= 2
+        old = steps
+        steps += 1
+        steps -= 3
+        return before, old, steps
+    return f
+
+
 S, V = np.float64, np.array
 SCALARS = [(S(2.0),), (S(0.5),), (S(-1.0),)]
 VECTORS = [(V([1.0, 2.0, 3.0]),), (V([1.0, -2.0, 3.0]),), (V([-1.0, 2.0, -3.0]),)]
@@ -663,6 +682,7 @@ PROGRAMS = [
     (stacked_by_autograph, VECTORS),
     (nested_loops_append, VECTORS),
     (append_in_a_helper, VECTORS),
+    (numbers_updated_after_staged_statements, SCALARS),
 ]
 
 #: Programs whose unconverted form cannot run eagerly on JAX arrays (they
