@@ -111,6 +111,13 @@ class Backend:
         """`left or right_fn()`, where `left` is symbolic."""
         return left if left else right_fn()
 
+    def logical(self, op, left, right):
+        """`left and right` (op "and") or `left or right` (op "or"), where
+        `left` is symbolic and `right` a value that computing cannot have
+        changed anything (`and_`'s `pure`), as one value without a cond; or
+        NotImplemented, for `and_`/`or_` to take it."""
+        return NotImplemented
+
     def print_(self, *args, **kwargs):
         """`print(*args, **kwargs)` where some argument is symbolic."""
         builtins.print(*args, **kwargs)

@@ -149,13 +149,13 @@ def test_and_or_return_operands_not_booleans():
 # Shape of the generated code ---------------------------------------------
 
 SHAPES = [
-    (and3, "return ag__.and_(a, lambda: b, lambda: c)"),
-    (or2, "return ag__.or_(a, lambda: b)"),
+    (and3, "return ag__.and_(a, lambda: b, lambda: c, pure=True)"),
+    (or2, "return ag__.or_(a, lambda: b, pure=True)"),
     (not1, "return ag__.not_(a)"),
-    (and_or_mixed, "return ag__.or_(ag__.and_(a, lambda: b), lambda: c)"),
-    (not_of_and, "return ag__.not_(ag__.and_(a, lambda: b))"),
+    (and_or_mixed, "return ag__.or_(ag__.and_(a, lambda: b, pure=True), lambda: c, pure=True)"),
+    (not_of_and, "return ag__.not_(ag__.and_(a, lambda: b, pure=True))"),
     (and_logged, "return ag__.and_(ag__.call(log)(a), lambda: ag__.call(log)(b), lambda: ag__.call(log)(c))"),
-    (lambda_captures, "f = lambda: ag__.and_(a, lambda: b)"),
+    (lambda_captures, "f = lambda: ag__.and_(a, lambda: b, pure=True)"),
 ]
 
 
