@@ -28,6 +28,7 @@ import gast
 
 import autograph.runtime as runtime
 import autograph.runtime.calls as runtime_calls
+import autograph.runtime.errors as runtime_errors
 from autograph import analysis, builders, logs, parsing
 from autograph.converters import (
     asserts,
@@ -204,7 +205,7 @@ def clear_cache():
         runtime_calls.forget_all()
 
 
-is_generated = runtime_calls.is_generated
+is_generated = runtime_errors.is_generated  # True if a code object was produced by this pipeline
 
 
 def _is_generator(node):
@@ -390,7 +391,7 @@ def _compile(node, f, filename, ag, sites=()):
         code = compile(tree, filename, "exec", dont_inherit=True)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
-    runtime_calls.mark_generated(inner)
+    runtime_errors.note_generated(inner)
     return inner
 
 

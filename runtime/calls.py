@@ -32,8 +32,7 @@ from autograph.runtime.backends import Backend, backend_of, backend_of_any
 from autograph.runtime.staging.lists import TracedList
 
 __all__ = ["call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh", "remember",
-           "call_site", "call_method", "Site", "recall", "forget_all", "mark_generated", "is_generated", "hook",
-           "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
+           "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
     return f
@@ -68,27 +67,6 @@ def recall(f, cache_key=CACHE_KEY):
     if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
         return entry[1]
     return None
-
-
-# id(code) -> weak reference: code objects compare equal by value, so a
-# WeakSet would also claim the user's code that equals a generated one.
-_generated = {}
-
-
-def mark_generated(code):
-    """Records `code`, and the code objects nested in it, as generated code:
-    what converted code runs, which the call hook does not convert again."""
-    key = id(code)
-    _generated[key] = weakref.ref(code, lambda _, key=key: _generated.pop(key, None))
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            mark_generated(const)
-
-
-def is_generated(code):
-    """True if `code` is generated code (`mark_generated`)."""
-    reference = _generated.get(id(code))
-    return reference is not None and reference() is code
 
 
 def forget_all():

@@ -128,7 +128,7 @@ _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def _generated(code):
-    return calls.is_generated(code)
+    return errors.is_generated(code)
 
 
 _generated._dynamo_marked_constant = True
