@@ -189,3 +189,31 @@ def test_logical_in_while_test_is_converted():
     code = autograph.to_code(logical_in_while)
     assert "return ag__.and_(i < ag__.call(len)(xs), lambda: xs[i] > 0)" in [
         line.strip() for line in code.splitlines()]
+
+
+# pure=True: later operands that only compare names and constants ------------
+
+def pure_operands(a, b, c):
+    return a and b < 3, a or b is None, a and not b, a and (b == c) != (c >= 1.5), a or "text"
+
+
+def impure_operands(a, b, c):
+    return (a and b.c, a and b[0], a and b + 1 < 3, a and len(b), a or b in c, a and b < 3 < c,
+            a and (b and c))
+
+
+def test_pure_later_operands_are_marked():
+    code = autograph.to_code(pure_operands)
+    assert code.count("pure=True") == 5, code
+
+
+def test_impure_later_operands_are_not_marked():
+    # An attribute, a subscript, arithmetic, a call, `in` (which iterates), a
+    # chained comparison (an operator call) and a nested `and` (a call).
+    code = autograph.to_code(impure_operands)
+    assert code.count("pure=True") == 1 and "ag__.and_(b, lambda: c, pure=True)" in code, code  # the inner `and`
+
+
+@pytest.mark.parametrize("args", [(1, 2, 3), (0, 2, 3), (1, None, 1), (1, 5, 5), ("", 0, 2.0), ([], 1.5, 1.5)])
+def test_pure_operands_keep_python_values(args):
+    assert_same_behaviour(pure_operands, [args])
