@@ -112,10 +112,10 @@ class Backend:
         return left if left else right_fn()
 
     def logical(self, op, left, right):
-        """`left and right` (op "and") or `left or right` (op "or"), where
-        `left` is symbolic and `right` a value that computing cannot have
-        changed anything (`and_`'s `pure`), as one value without a cond; or
-        NotImplemented, for `and_`/`or_` to take it."""
+        """`left and right` (op "and") or `left or right` (op "or") as one
+        value, without a cond, where `left` is symbolic and `right` is the
+        value of an operand that only compared names and constants (`pure`
+        in `operators.and_`); NotImplemented leaves it to `and_`/`or_`."""
         return NotImplemented
 
     def print_(self, *args, **kwargs):
