@@ -280,8 +280,9 @@ _PartialType = functools.partial
 def _call_traced(f, converter):
     """`call(f)` (or `call_builtins(f)`, with `converter` None) under a
     bytecode tracer, which traces what this returns as it is. A bound
-    method becomes a partial: dynamo cannot make a MethodType (and each
-    result of the hook is only called). Callable objects run unconverted."""
+    method whose function converts becomes a partial: dynamo cannot make a
+    MethodType (and each result of the hook is only called). Callable
+    objects run unconverted."""
     try:
         cls = f.__class__
     except AttributeError:
@@ -295,9 +296,12 @@ def _call_traced(f, converter):
     if isinstance(f, _FunctionType):
         return _outside(converter, f)
     if isinstance(f, _MethodType):
-        return functools.partial(_call_traced(f.__func__, converter), f.__self__)
+        function = f.__func__
+        converted = _call_traced(function, converter)
+        return f if converted is function else functools.partial(converted, f.__self__)
     if isinstance(f, _PartialType):
-        return functools.partial(_call_traced(f.func, converter), *f.args, **f.keywords)
+        converted = _call_traced(f.func, converter)
+        return f if converted is f.func else functools.partial(converted, *f.args, **f.keywords)
     return f
 
 
