@@ -183,6 +183,8 @@ class Loop:
             if merged[:2] != t[:2]:
                 self.types[j] = merged
                 again = True
+            elif merged[2] and type(before) is float and backend.narrowed_float(merged) is not None:
+                raise errors.narrowed_float(name, before, backend.narrowed_float(merged), what, loc)
         return again
 
     def _invariant(self, name, before, after):
