@@ -227,13 +227,15 @@ class _Inliner:
                               orelse=builders.call(builders.attr(self.ag, "not_"), builders.name(target)))
             return self._compute(target, operand) + [builders.assign(builders.store(target), flip)]
         if operator in ("and_", "or_"):
-            return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]])
+            return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]],
+                                       expr.keywords)
         return [builders.assign(builders.store(target), self.fast(expr))]
 
-    def _short_circuit(self, target, operator, first, rest, inlined=0):
+    def _short_circuit(self, target, operator, first, rest, keywords, inlined=0):
         """`target = first and rest[0] and ...` (or `or`), one operand at a
         time; past MAX_INLINED_DEPTH operands, the rest through the operator
-        (each step's fallback holds the rest: inlining all would be O(n**2))."""
+        (each step's fallback holds the rest: inlining all would be O(n**2)).
+        `keywords` are the operator call's (`pure=True`)."""
         result = self._compute(target, first)
         if not rest:
             return result
@@ -241,8 +243,10 @@ class _Inliner:
         value = builders.name(target)
 
         def remaining():
-            return builders.call(builders.attr(self.ag, operator), builders.name(target),
-                                  *[builders.lambda_(operand) for operand in rest])
+            call = builders.call(builders.attr(self.ag, operator), builders.name(target),
+                                 *[builders.lambda_(operand) for operand in rest])
+            call.keywords = list(keywords)
+            return call
         undecided = gast.Compare(left=value, ops=[gast.IsNot()], comparators=[builders.const(not go_on)])
         is_python = builders.call(builders.attr(self.ag, "is_python"), value)
         # The chain goes on for `go_on` itself, or for any Python value whose
@@ -256,14 +260,14 @@ class _Inliner:
         if inlined + 1 >= MAX_INLINED_DEPTH:
             following = [builders.assign(builders.store(target), self.fast(remaining()))]
         else:
-            following = self._short_circuit(target, operator, rest[0], rest[1:], inlined + 1)
+            following = self._short_circuit(target, operator, rest[0], rest[1:], keywords, inlined + 1)
         result.append(gast.If(test=goes_on, body=following, orelse=[fallback]))
         return result
 
     def _logical(self, expr):
         if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute)
                 and isinstance(expr.func.value, gast.Name) and expr.func.value.id == self.ag
-                and expr.func.attr in ("and_", "or_", "not_") and not expr.keywords):
+                and expr.func.attr in ("and_", "or_", "not_") and _only_pure(expr.keywords)):
             if expr.func.attr == "not_" or all(isinstance(a, gast.Lambda) for a in expr.args[1:]):
                 return expr.func.attr
         return None
@@ -415,6 +419,12 @@ def _flags(test, ag):
     return None
 
 
+def _only_pure(keywords):
+    """True for no keywords, or `pure=True` of an `and_` or `or_`
+    (logical_expressions.py): the operator's Python meaning is the same."""
+    return all(k.arg == "pure" for k in keywords)
+
+
 def _single(bool_op):
     """`bool_op`, or its one operand."""
     return bool_op.values[0] if len(bool_op.values) == 1 else bool_op
@@ -552,7 +562,7 @@ class _FastExpressions:
     def _operator(self, node):
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                 and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
-                and node.func.attr in self._OPERATORS and not node.keywords):
+                and node.func.attr in self._OPERATORS and _only_pure(node.keywords)):
             if node.func.attr == "compare":
                 return "compare" if len(node.args) > 3 and _compare_ops(node.args[1]) \
                     and all(isinstance(a, gast.Lambda) for a in node.args[3:]) else None

@@ -111,6 +111,13 @@ class Backend:
         """`left or right_fn()`, where `left` is symbolic."""
         return left if left else right_fn()
 
+    def logical(self, op, left, right):
+        """`left and right` (op "and") or `left or right` (op "or") as one
+        value, without a cond, where `left` is symbolic and `right` is the
+        value of an operand that only compared names and constants (`pure`
+        in `operators.and_`); NotImplemented leaves it to `and_`/`or_`."""
+        return NotImplemented
+
     def print_(self, *args, **kwargs):
         """`print(*args, **kwargs)` where some argument is symbolic."""
         builtins.print(*args, **kwargs)

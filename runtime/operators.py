@@ -269,34 +269,58 @@ def if_exp(cond, if_true, if_false):
     return backend.cond(cond, if_true, if_false, (), ("<expression>",))
 
 
-def and_(left, *rest):
-    """`left and rest[0]() and rest[1]() ...`, short-circuit like Python."""
+def and_(left, *rest, pure=False):
+    """`left and rest[0]() and rest[1]() ...`, short-circuit like Python.
+
+    `pure` says that the later operands only compare names and constants
+    (converters/logical_expressions.py): once an operand is a backend's
+    value, the next is evaluated at once, and where both are booleans the
+    backend joins them without a cond (`Backend.logical`)."""
     value = left
     for i, right in enumerate(rest):
         if type(value) is list or type(value) is TracedList:
             value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
-            return backend.and_(value, lambda right=right, later=rest[i + 1:]: and_(right(), *later))
+            if pure:
+                joined, right = _joined(backend, "and", value, right)
+                if joined is not NotImplemented:
+                    value = joined
+                    continue
+            return backend.and_(value, lambda right=right, later=rest[i + 1:]: and_(right(), *later, pure=pure))
         if not value:
             return value
         value = right()
     return value
 
 
-def or_(left, *rest):
-    """`left or rest[0]() or rest[1]() ...`, short-circuit like Python."""
+def or_(left, *rest, pure=False):
+    """`left or rest[0]() or rest[1]() ...`, short-circuit like Python;
+    `pure` as for `and_`."""
     value = left
     for i, right in enumerate(rest):
         if type(value) is list or type(value) is TracedList:
             value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
-            return backend.or_(value, lambda right=right, later=rest[i + 1:]: or_(right(), *later))
+            if pure:
+                joined, right = _joined(backend, "or", value, right)
+                if joined is not NotImplemented:
+                    value = joined
+                    continue
+            return backend.or_(value, lambda right=right, later=rest[i + 1:]: or_(right(), *later, pure=pure))
         if value:
             return value
         value = right()
     return value
+
+
+def _joined(backend, op, left, right):
+    """(`backend.logical(op, left, right())`, a function giving the value
+    of `right()`): a cond would trace `right` anyway, so its one run is
+    the one the cond would do."""
+    other = right()
+    return backend.logical(op, left, other), lambda: other
 
 
 _COMPARISONS = {

@@ -593,6 +593,9 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     def logical_and(self, a, b):
         return torch.logical_and(a, b)
 
+    def logical_or(self, a, b):
+        return torch.logical_or(a, b)
+
     def counted(self, iterable):
         if type(iterable) is TorchRange:
             return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,

@@ -99,9 +99,12 @@ def _converted_outside(convert, f):
     a function marked as having a constant result as it is, with the
     values of its arguments, and takes its result as a constant. A
     function is no constant that dynamo can call, so it waits in `_held`
-    under a fresh name, which dynamo reads like any attribute."""
-    name = f"converted_{len(vars(_held))}"
-    setattr(_held, name, convert(f))
+    under a name of its own, which dynamo reads like any attribute (and
+    so knows where it comes from: the closure of converted code holds
+    objects that dynamo wraps only when they have a source)."""
+    converted = convert(f)
+    name = f"converted_{id(converted)}"
+    setattr(_held, name, converted)
     return name
 
 
@@ -132,7 +135,20 @@ _held = types.SimpleNamespace()
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
+def _generated(code):
+    return errors.is_generated(code)
+
+
+_generated._dynamo_marked_constant = True
+
+
 def _outside(convert, f):
+    """`convert(f)` while dynamo traces. A function of generated code (a
+    lambda or a def inside converted code) is its own conversion; dynamo
+    may have made it in the trace, and could not hand it to
+    `_converted_outside`, so it is asked about its code."""
+    if _generated(f.__code__):
+        return f
     return getattr(_held, _converted_outside(convert, f))
 
 

@@ -141,6 +141,20 @@ def and_or_not(xp):
     return f
 
 
+def and_or_of_comparisons(xp):
+    # The right-hand sides compare names and constants: on traced booleans
+    # the backend's logical and/or, not a cond (logical_expressions.py).
+    def f(x, y):
+        n = 0
+        while x > n and n < y:
+            n = n + 1
+        m = n
+        while m < 2 or m < y:
+            m = m + 1
+        return n, m, x > 0 and y > 0, x < 0 or y == 1
+    return f
+
+
 def while_loop(xp):
     def f(x):
         n = 0
@@ -643,6 +657,7 @@ PROGRAMS = [
     (if_elif_else, SCALARS),
     (conditional_expression, SCALARS),
     (and_or_not, PAIRS),
+    (and_or_of_comparisons, PAIRS),
     (while_loop, [(S(37.0),), (S(0.5),)]),
     (for_over_range, COUNTS),
     (for_over_array, VECTORS),
