@@ -23,6 +23,9 @@ dropping its final `return x` leaves `x` as the operator would have assigned
 it. Loops keep their body functions, defined once before the loop, to hand
 over to the operator when the test (or the break flag) turns symbolic in the
 middle of a loop, with the state of that moment.
+
+An augmented assignment to a name (`x = ag__.iadd(x, v)`, item_updates.py)
+runs as Python's `x += v` when `x` is of a type no backend claims.
 """
 
 import copy
@@ -34,6 +37,11 @@ from autograph import builders
 __all__ = ["transform"]
 
 _OPERATORS = ("if_stmt", "while_stmt", "for_stmt")
+_AUGMENTED = {
+    "iadd": gast.Add, "isub": gast.Sub, "imul": gast.Mult, "imatmul": gast.MatMult, "itruediv": gast.Div,
+    "ifloordiv": gast.FloorDiv, "imod": gast.Mod, "ipow": gast.Pow, "ilshift": gast.LShift,
+    "irshift": gast.RShift, "iand": gast.BitAnd, "ixor": gast.BitXor, "ior": gast.BitOr,
+}
 
 
 # Each inlined statement (or conditional expression, `and`, `or`) also keeps
@@ -97,10 +105,40 @@ class _Inliner:
                 if definitions is not None:
                     result.extend(getattr(self, operator)(stmt, call, definitions))
                     continue
+            augmented = self._augmented(stmt)
+            if augmented is not None:
+                result.append(augmented)
+                continue
             # Body functions stay functional: the operator runs them only
             # when a value is symbolic. The fast path inlines copies.
             result.append(stmt if id(stmt) in helpers else self._expressions(self._descend(stmt)))
         return result
+
+    def _augmented(self, stmt):
+        """`x = ag__.iadd(x, v)` (item_updates) as Python's own statement
+        for a value of a Python type, else None:
+
+            if x.__class__ in ag__.PYTHON_TYPES:
+                x += v
+            else:
+                x = ag__.iadd(x, v)
+
+        (`__class__`, which a local cannot shadow as one named `type` can)."""
+        value = getattr(stmt, "value", None)
+        if not (isinstance(stmt, gast.Assign) and isinstance(value, gast.Call) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name) and isinstance(value.func, gast.Attribute)
+                and isinstance(value.func.value, gast.Name) and value.func.value.id == self.ag
+                and value.func.attr in _AUGMENTED and len(value.args) == 2 and not value.keywords
+                and isinstance(value.args[0], gast.Name) and value.args[0].id == stmt.targets[0].id):
+            return None
+        name, update = stmt.targets[0].id, self.fast(value.args[1])
+        python = gast.Compare(left=builders.attr(builders.name(name), "__class__"), ops=[gast.In()],
+                              comparators=[builders.attr(self.ag, "PYTHON_TYPES")])
+        inline = gast.AugAssign(target=builders.store(name), op=_AUGMENTED[value.func.attr](), value=update)
+        fallback = copy.copy(stmt)
+        fallback.value = copy.copy(value)
+        fallback.value.args = [value.args[0], update]
+        return builders.located(gast.If(test=python, body=[inline], orelse=[fallback]), stmt)
 
     def _helpers(self, stmts):
         """ids of the body-function definitions an operator call uses."""
@@ -189,13 +227,15 @@ class _Inliner:
                               orelse=builders.call(builders.attr(self.ag, "not_"), builders.name(target)))
             return self._compute(target, operand) + [builders.assign(builders.store(target), flip)]
         if operator in ("and_", "or_"):
-            return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]])
+            return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]],
+                                       expr.keywords)
         return [builders.assign(builders.store(target), self.fast(expr))]
 
-    def _short_circuit(self, target, operator, first, rest, inlined=0):
+    def _short_circuit(self, target, operator, first, rest, keywords, inlined=0):
         """`target = first and rest[0] and ...` (or `or`), one operand at a
         time; past MAX_INLINED_DEPTH operands, the rest through the operator
-        (each step's fallback holds the rest: inlining all would be O(n**2))."""
+        (each step's fallback holds the rest: inlining all would be O(n**2)).
+        `keywords` are the operator call's (`pure=True`)."""
         result = self._compute(target, first)
         if not rest:
             return result
@@ -203,8 +243,10 @@ class _Inliner:
         value = builders.name(target)
 
         def remaining():
-            return builders.call(builders.attr(self.ag, operator), builders.name(target),
-                                  *[builders.lambda_(operand) for operand in rest])
+            call = builders.call(builders.attr(self.ag, operator), builders.name(target),
+                                 *[builders.lambda_(operand) for operand in rest])
+            call.keywords = list(keywords)
+            return call
         undecided = gast.Compare(left=value, ops=[gast.IsNot()], comparators=[builders.const(not go_on)])
         is_python = builders.call(builders.attr(self.ag, "is_python"), value)
         # The chain goes on for `go_on` itself, or for any Python value whose
@@ -218,14 +260,14 @@ class _Inliner:
         if inlined + 1 >= MAX_INLINED_DEPTH:
             following = [builders.assign(builders.store(target), self.fast(remaining()))]
         else:
-            following = self._short_circuit(target, operator, rest[0], rest[1:], inlined + 1)
+            following = self._short_circuit(target, operator, rest[0], rest[1:], keywords, inlined + 1)
         result.append(gast.If(test=goes_on, body=following, orelse=[fallback]))
         return result
 
     def _logical(self, expr):
         if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute)
                 and isinstance(expr.func.value, gast.Name) and expr.func.value.id == self.ag
-                and expr.func.attr in ("and_", "or_", "not_") and not expr.keywords):
+                and expr.func.attr in ("and_", "or_", "not_") and _only_pure(expr.keywords)):
             if expr.func.attr == "not_" or all(isinstance(a, gast.Lambda) for a in expr.args[1:]):
                 return expr.func.attr
         return None
@@ -377,6 +419,12 @@ def _flags(test, ag):
     return None
 
 
+def _only_pure(keywords):
+    """True for no keywords, or `pure=True` of an `and_` or `or_`
+    (logical_expressions.py): the operator's Python meaning is the same."""
+    return all(k.arg == "pure" for k in keywords)
+
+
 def _single(bool_op):
     """`bool_op`, or its one operand."""
     return bool_op.values[0] if len(bool_op.values) == 1 else bool_op
@@ -514,7 +562,7 @@ class _FastExpressions:
     def _operator(self, node):
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                 and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
-                and node.func.attr in self._OPERATORS and not node.keywords):
+                and node.func.attr in self._OPERATORS and _only_pure(node.keywords)):
             if node.func.attr == "compare":
                 return "compare" if len(node.args) > 3 and _compare_ops(node.args[1]) \
                     and all(isinstance(a, gast.Lambda) for a in node.args[3:]) else None

@@ -1,15 +1,18 @@
-"""Routes item assignment and augmented item/attribute assignment through
-runtime hooks, so that a functional backend can return updated copies.
+"""Routes item assignment and augmented assignment through runtime hooks,
+so that a functional backend can return updated copies, and a backend can
+tell an array that stands for a Python number (`+=` makes a new one) from
+one that `+=` changes in place.
 
+    x += v            -->      x = ag__.iadd(x, v)
     x[i] = v          -->      x = ag__.setitem(x, i, v)
     x[i] += v         -->      x = ag__.setitem(x, i, ag__.iadd(x[i], v))
     obj.a += v        -->      obj.a = ag__.iadd(obj.a, v)
 
 For Python values `setitem` assigns in place and returns the same object,
-and `iadd` is `operator.iadd`, so the meaning is Python's. Only targets whose
-object is a local name and whose index is a name or constant (not a slice)
-are rewritten,
-so that evaluation order is unchanged; other targets stay as they are.
+and `iadd` is `operator.iadd`, so the meaning is Python's. Only item targets
+whose object is a local name and whose index is a name or constant (not a
+slice) are rewritten, so that evaluation order is unchanged; other targets
+stay as they are.
 """
 
 import gast
@@ -73,6 +76,9 @@ class _Transformer(base.Transformer):
 
     def visit_AugAssign(self, node):
         target, hook = node.target, _INPLACE[type(node.op)]
+        if isinstance(target, gast.Name):
+            updated = self.operator(hook, builders.name(target.id), node.value)
+            return builders.located(builders.assign(builders.store(target.id), updated), node)
         if self._subscript(target):
             updated = self.operator(hook, self._load(target), node.value)
             return builders.located(self._setitem(target, updated), node)

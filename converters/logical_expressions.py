@@ -7,10 +7,20 @@
 
 Later operands are lambdas, so short-circuit evaluation is Python's. A
 chained comparison is Python's `and` of its pairs, each operand evaluated
-once, left to right. Operands
+once, left to right. Operands that bind names (walrus), yield, await or
+inspect their frame stay as they are.
 
-that bind names (walrus), yield, await or inspect their frame stay as they
-are.
+Where every later operand is *pure*, the call says so:
+
+    while (x > 0).all() and n < 10:   -->   ag__.and_(..., lambda: n < 10, pure=True)
+
+An operand is pure when it is a name, a constant, a single comparison
+(`==`, `!=`, `<`, `<=`, `>`, `>=`, `is`, `is not`) of pure operands, or `not`
+of one: no call, attribute, subscript or arithmetic. On a backend's values
+it computes only its comparisons, which have no effect and cannot fail once
+traced, so where the first operand is traced the runtime may evaluate the
+rest at once and join booleans with the backend's logical and/or instead of
+a cond (operators.and_); where it is a Python value, Python short-circuits.
 """
 
 import gast
@@ -25,6 +35,9 @@ _SYMBOLS = {gast.Eq: "==", gast.NotEq: "!=", gast.Lt: "<", gast.LtE: "<=", gast.
             gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
 
 
+_PURE_COMPARISONS = (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Is, gast.IsNot)
+
+
 class _Transformer(base.Transformer):
     expressions = True
 
@@ -34,7 +47,23 @@ class _Transformer(base.Transformer):
             return node
         operator = "and_" if isinstance(node.op, gast.And) else "or_"
         rest = [builders.lambda_(value) for value in node.values[1:]]
-        return builders.located(self.operator(operator, node.values[0], *rest), node)
+        call = self.operator(operator, node.values[0], *rest)
+        if all(self._pure(value) for value in node.values[1:]):
+            call.keywords.append(gast.keyword(arg="pure", value=builders.const(True)))
+        return builders.located(call, node)
+
+    def _pure(self, node):
+        """True for a name, a constant, one comparison of pure operands, or
+        `ag__.not_` of one (see the module docstring)."""
+        if isinstance(node, (gast.Name, gast.Constant)):
+            return True
+        if isinstance(node, gast.Compare):
+            return len(node.ops) == 1 and isinstance(node.ops[0], _PURE_COMPARISONS) \
+                and self._pure(node.left) and self._pure(node.comparators[0])
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ctx.ag
+                and node.func.attr == "not_" and len(node.args) == 1 and not node.keywords
+                and self._pure(node.args[0]))
 
     def visit_Compare(self, node):
         self.generic_visit(node)

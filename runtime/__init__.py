@@ -10,6 +10,7 @@ from autograph.runtime.backends import Backend, backend_of, prepare_backends, re
 from autograph.runtime.calls import OVERRIDDEN_BUILTINS, call, call_builtins, call_method, call_site, set_converter
 from autograph.runtime.errors import AutographError, user_location
 from autograph.runtime.operators import (
+    PYTHON_TYPES,
     and_,
     assert_stmt,
     compare,
@@ -43,6 +44,7 @@ __all__ = [
     "Backend", "backend_of", "prepare_backends", "register_backend", "unregister_backend",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
+    "PYTHON_TYPES",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
     "list_item", "setitem", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",

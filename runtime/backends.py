@@ -111,6 +111,13 @@ class Backend:
         """`left or right_fn()`, where `left` is symbolic."""
         return left if left else right_fn()
 
+    def logical(self, op, left, right):
+        """`left and right` (op "and") or `left or right` (op "or") as one
+        value, without a cond, where `left` is symbolic and `right` is the
+        value of an operand that only compared names and constants (`pure`
+        in `operators.and_`); NotImplemented leaves it to `and_`/`or_`."""
+        return NotImplemented
+
     def print_(self, *args, **kwargs):
         """`print(*args, **kwargs)` where some argument is symbolic."""
         builtins.print(*args, **kwargs)
@@ -126,6 +133,20 @@ class Backend:
         refused the update). A functional backend returns an updated copy."""
         target[index] = value
         return target
+
+    def augmented(self, op, plain, target, value):
+        """`target op= value` (`op` is operator.iadd, ...; `plain` operator.add,
+        ...), where `target` is one of this backend's values: `op(target,
+        value)`. A backend whose arrays stand for Python numbers after a
+        staged statement (`number`) makes a new value for those, with
+        `plain`, as Python does for a number."""
+        return op(target, value)
+
+    def number(self, value):
+        """`value`, one of this backend's arrays that stands for a Python
+        number (a variable that held an int, float or bool before a staged
+        `if` or loop), as this backend tells it apart (see `augmented`)."""
+        return value
 
     def builtin(self, func):
         """An override for the builtin `func` (len, range, abs, ...) for calls

@@ -15,12 +15,16 @@ cannot follow two things the hook does for speed: lookups keyed by `id()`
 at each attribute access) and `type()` of a method of a tensor that the
 traced code computed (dynamo has no type for it). Nor can it run the
 converter. While `_bytecode_traced()` says such a tracer runs, `call` takes
-`_call_traced`, which compares with `is` and asks `__class__`, and converts
-through `outside` (what the tracer calls without tracing it). The torch
-backend installs both with `set_bytecode_tracer`.
+`_call_traced`, which compares with `is`, asks `__class__` and `isinstance`
+only where dynamo answers them, and converts every function (and the
+function of each method and partial) through `outside` (what the tracer
+calls without tracing it), which also leaves generated code as it is:
+a lambda or a def inside converted code may be made in the trace. The
+torch backend installs both with `set_bytecode_tracer`.
 """
 
 import builtins
+import functools
 import types
 import weakref
 
@@ -264,24 +268,40 @@ def _override_of(f):
     return None
 
 
-def _call_traced(f, converter, cache_key=CACHE_KEY):
+# What dynamo (torch 2.13) gives as `__class__` of a function or method
+# that it traces: the descriptor `object.__class__` itself. A function or
+# partial made in the trace has no `__class__` there (AttributeError); a
+# method of a tensor that the trace computed has a lazy one, and dynamo
+# fails on `isinstance` and `type()` of such a method: it must not reach them.
+_CLASS_SLOT = object.__dict__["__class__"]
+_PartialType = functools.partial
+
+
+def _call_traced(f, converter):
     """`call(f)` (or `call_builtins(f)`, with `converter` None) under a
-    bytecode tracer. Callable objects and partials run unconverted: the
-    tracer traces them as they are. (Dynamo gives a method of a tensor no
-    class it would compare with a builtin's: those are passed through.)"""
-    cls = f.__class__
+    bytecode tracer, which traces what this returns as it is. A bound
+    method whose function converts becomes a partial: dynamo cannot make a
+    MethodType (and each result of the hook is only called). Callable
+    objects run unconverted."""
+    try:
+        cls = f.__class__
+    except AttributeError:
+        cls = None
     if cls is _BuiltinFunctionType or cls is type:
         override = _override_of(f)
         return f if override is None else override
-    if converter is None:
+    if converter is None or not (cls is None or cls is _CLASS_SLOT or cls is _FunctionType
+                                 or cls is _MethodType or cls is _PartialType):
         return f
-    if cls is _FunctionType:
-        entry = f.__dict__.get(cache_key)
-        if entry is not None and entry[0] is f.__code__ and entry[2] == _epoch:
-            return entry[1]
+    if isinstance(f, _FunctionType):
         return _outside(converter, f)
-    if cls is _MethodType:
-        return _MethodType(_call_traced(f.__func__, converter, cache_key), f.__self__)
+    if isinstance(f, _MethodType):
+        function = f.__func__
+        converted = _call_traced(function, converter)
+        return f if converted is function else functools.partial(converted, f.__self__)
+    if isinstance(f, _PartialType):
+        converted = _call_traced(f.func, converter)
+        return f if converted is f.func else functools.partial(converted, *f.args, **f.keywords)
     return f
 
 
@@ -301,7 +321,7 @@ def hook(converter, cache_key=CACHE_KEY):
     def call(f):
         """The function to call in place of `f`; see the module docstring."""
         if _bytecode_traced is not None and _bytecode_traced():
-            return _call_traced(f, converter, cache_key)
+            return _call_traced(f, converter)
         cls = type(f)
         if cls is _FunctionType:
             entry = f.__dict__.get(cache_key)

@@ -629,6 +629,9 @@ class JaxBackend(staging.StagingBackend):
     def logical_and(self, a, b):
         return jnp.logical_and(a, b)
 
+    def logical_or(self, a, b):
+        return jnp.logical_or(a, b)
+
     def counted(self, iterable):
         return _counted(iterable, self.over_range, self.over_arrays)
 

@@ -25,16 +25,51 @@ from autograph.runtime.undefined import Undefined
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
-    "assert_stmt", "setitem", "list_item", "is_python", "iterate",
+    "assert_stmt", "setitem", "list_item", "is_python", "iterate", "PYTHON_TYPES",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
 ]
 
-# Augmented operators for `x[i] op= v` and `obj.a op= v`: the runtime hook a
-# backend can see through `__iadd__` and friends on its own values.
-iadd, isub, imul, imatmul = operator.iadd, operator.isub, operator.imul, operator.imatmul
-itruediv, ifloordiv, imod, ipow = operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow
-ilshift, irshift, iand, ixor, ior = operator.ilshift, operator.irshift, operator.iand, operator.ixor, operator.ior
+
+# The hooks of `x op= v` (all targets: names, `x[i]`, `obj.a`).
+
+def _augmented(op, plain):
+    """`op` (operator.iadd, ...) as the runtime hook of `x op= v`: for Python
+    values it means `return op(x, v)`, which is what the statement does. A
+    backend's value goes through the backend's `augmented`, which can tell
+    a value that stands for a Python number (`+=` makes a new one) from an
+    array that the statement changes in place."""
+    def augmented(target, value):
+        backend = _by_type.get(type(target), _UNKNOWN)
+        if backend is None:  # a Python value (or a symbolic number: immutable)
+            return op(target, value)
+        if backend is _UNKNOWN:
+            backend = backend_of(target)
+            if backend is None:
+                return op(target, value)
+        return backend.augmented(op, plain, target, value)
+    augmented.__name__ = augmented.__qualname__ = op.__name__
+    return augmented
+
+
+_UNKNOWN = object()
+
+#: The types that no backend claims (backends.py): converted code runs
+#: `x += v` itself for them (see converters/fast_paths.py).
+PYTHON_TYPES = backends._FIXED
+iadd = _augmented(operator.iadd, operator.add)
+isub = _augmented(operator.isub, operator.sub)
+imul = _augmented(operator.imul, operator.mul)
+imatmul = _augmented(operator.imatmul, operator.matmul)
+itruediv = _augmented(operator.itruediv, operator.truediv)
+ifloordiv = _augmented(operator.ifloordiv, operator.floordiv)
+imod = _augmented(operator.imod, operator.mod)
+ipow = _augmented(operator.ipow, operator.pow)
+ilshift = _augmented(operator.ilshift, operator.lshift)
+irshift = _augmented(operator.irshift, operator.rshift)
+iand = _augmented(operator.iand, operator.and_)
+ixor = _augmented(operator.ixor, operator.xor)
+ior = _augmented(operator.ior, operator.or_)
 
 
 iterate = iter
@@ -234,34 +269,58 @@ def if_exp(cond, if_true, if_false):
     return backend.cond(cond, if_true, if_false, (), ("<expression>",))
 
 
-def and_(left, *rest):
-    """`left and rest[0]() and rest[1]() ...`, short-circuit like Python."""
+def and_(left, *rest, pure=False):
+    """`left and rest[0]() and rest[1]() ...`, short-circuit like Python.
+
+    `pure` says that the later operands only compare names and constants
+    (converters/logical_expressions.py): once an operand is a backend's
+    value, the next is evaluated at once, and where both are booleans the
+    backend joins them without a cond (`Backend.logical`)."""
     value = left
     for i, right in enumerate(rest):
         if type(value) is list or type(value) is TracedList:
             value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
-            return backend.and_(value, lambda right=right, later=rest[i + 1:]: and_(right(), *later))
+            if pure:
+                joined, right = _joined(backend, "and", value, right)
+                if joined is not NotImplemented:
+                    value = joined
+                    continue
+            return backend.and_(value, lambda right=right, later=rest[i + 1:]: and_(right(), *later, pure=pure))
         if not value:
             return value
         value = right()
     return value
 
 
-def or_(left, *rest):
-    """`left or rest[0]() or rest[1]() ...`, short-circuit like Python."""
+def or_(left, *rest, pure=False):
+    """`left or rest[0]() or rest[1]() ...`, short-circuit like Python;
+    `pure` as for `and_`."""
     value = left
     for i, right in enumerate(rest):
         if type(value) is list or type(value) is TracedList:
             value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
-            return backend.or_(value, lambda right=right, later=rest[i + 1:]: or_(right(), *later))
+            if pure:
+                joined, right = _joined(backend, "or", value, right)
+                if joined is not NotImplemented:
+                    value = joined
+                    continue
+            return backend.or_(value, lambda right=right, later=rest[i + 1:]: or_(right(), *later, pure=pure))
         if value:
             return value
         value = right()
     return value
+
+
+def _joined(backend, op, left, right):
+    """(`backend.logical(op, left, right())`, a function giving the value
+    of `right()`): a cond would trace `right` anyway, so its one run is
+    the one the cond would do."""
+    other = right()
+    return backend.logical(op, left, other), lambda: other
 
 
 _COMPARISONS = {

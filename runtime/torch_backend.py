@@ -174,9 +174,7 @@ def _capture(operands):
     class Capture(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             _note((args, kwargs), operands)
-            if _numbers:
-                return _on_numbers(func, args, kwargs or {})
-            return func(*args, **(kwargs or {}))
+            return _on_numbers(func(*args, **(kwargs or {})), args, kwargs)
 
         def __enter__(self):
             _depth[0] += 1
@@ -189,43 +187,65 @@ def _capture(operands):
     return Capture()
 
 
-_numbers = []  # the tensors that stand for Python numbers in the bodies being traced
+def _number(t):
+    """Marks tensor `t` as standing for a Python number (a variable that held
+    an int, float or bool before a staged `if` or loop): `steps += 1` on it
+    makes a new tensor, as Python makes a new int, where `+=` on any other
+    tensor changes it in place (`TorchBackend.augmented`). An attribute,
+    which dynamo traces (a lookup by `id()` would make it guard on the
+    frame; torch_dynamo.markable lets it set one): `_autograph_number`,
+    written as a literal where it is read or set (dynamo guards each read
+    of a module constant, on every call of the compiled function)."""
+    if isinstance(t, torch.Tensor):
+        if torch.compiler.is_dynamo_compiling():
+            torch_dynamo.markable(t)
+            t._autograph_number = torch_dynamo.graph_token()
+        else:
+            t._autograph_number = True
+    return t
 
 
-def _on_numbers(func, args, kwargs):
-    """`func(*args, **kwargs)`, where the tensors in `_numbers` stand for
-    Python numbers, which no operation changes in place: `steps += 1` on
-    one makes a new tensor, as it makes a new int in Python (in place, it
-    would also change `old` after `old = steps`, and need a copy of the
-    body's input). What only such tensors give stands for a number too."""
-    name = getattr(func, "__name__", "")
-    if name.endswith("_") and not name.endswith("__") and args \
-            and builtins.any(args[0] is n for n in _numbers) and hasattr(torch.Tensor, name[:-1]):
-        func = getattr(torch.Tensor, name[:-1])
-    result = func(*args, **kwargs)
-    tensors = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
-    if isinstance(result, torch.Tensor) and tensors \
-            and builtins.all(builtins.any(t is n for n in _numbers) for t in tensors):
-        _numbers.append(result)
+def _is_number(x):
+    """True for a tensor that `_number` marked in the program being traced.
+    Dynamo sets the attribute on the tensors that a compiled function
+    returns as well: there it holds the token of the graph that marked it,
+    which counts in that graph and, after a graph break, in the rest of the
+    function; the tensors of an eager run (no fake tensors) are never
+    numbers."""
+    if not isinstance(x, torch.Tensor):
+        return False
+    mark = getattr(x, "_autograph_number", None)
+    if mark is None:
+        return False
+    if torch.compiler.is_dynamo_compiling():
+        return mark == torch_dynamo.graph_token() or torch_dynamo.resuming()
+    return is_fake(x)
+
+
+def _on_numbers(result, args, kwargs):
+    """`result`, marked as a number if the tensors it was made from all stand
+    for numbers (`steps * 2`): what the bodies that `_capture` watches make."""
+    if isinstance(result, torch.Tensor) and args and _is_number(args[0]):
+        if builtins.all(_is_number(a) for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)):
+            _number(result)
     return result
 
 
-def _call(fn, values, mutated, operands, numbers=()):
+def _copy(t):
+    """A copy of tensor `t`, standing for a number if `t` does."""
+    return _number(t.clone()) if _is_number(t) else t.clone()
+
+
+def _call(fn, values, mutated, operands):
     """`fn(*values)` as a body that torch traces: the traced tensors it reads
     from outside join `operands`, and it gets copies of the tensors at the
     positions in `mutated` (torch's operators forbid a body to modify its
-    inputs in place, which `x += 1` does); those at the positions in
-    `numbers` stand for Python numbers (`_on_numbers`). Returns the result
-    and whether `mutated` grew: then the body must be traced again."""
-    depth = builtins.len(_numbers)
+    inputs in place, which `x += 1` does). Returns the result and whether
+    `mutated` grew: then the body must be traced again."""
     with _capture(operands):
-        values = [v.clone() if i in mutated else v for i, v in enumerate(values)]
+        values = [_copy(v) if i in mutated else v for i, v in enumerate(values)]
         versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
-        _numbers.extend(values[i] for i in numbers)
-        try:
-            result = fn(*values)
-        finally:
-            del _numbers[depth:]
+        result = fn(*values)
     grew = False
     for i, (v, version) in enumerate(zip(values, versions, strict=True)):
         if version is not None and v._version != version and i not in mutated:
@@ -336,10 +356,8 @@ def _loop(loop):
         with _capture(inputs):
             return loop.cond_fun(args[:n])
 
-    numbers = [i for i, j in enumerate(sorted(loop.types)) if loop.types[j][2]]  # from Python numbers
-
     def body_fun(*args):
-        outs, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs, numbers)
+        outs, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
         _note(outs, inputs)
         if grew or builtins.len(inputs) > size:
             raise Retry
@@ -465,9 +483,10 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return t is bool or t is int or t is float or t is complex or t is str or x is None
 
     def typeof(self, x):
-        """(shape, dtype, weak): weak for a Python number."""
+        """(shape, dtype, weak): weak for a Python number (or a tensor that
+        stands for one)."""
         if isinstance(x, torch.Tensor):
-            return (tuple(x.shape), x.dtype, False)
+            return (tuple(x.shape), x.dtype, _is_number(x))
         t = type(x)
         dtype = torch.bool if t is bool else torch.int64 if t is int else torch.get_default_dtype()
         return ((), dtype, True)
@@ -492,7 +511,8 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         """x as a tensor of type t (shape, dtype, weak)."""
         shape, dtype, _ = t
         if isinstance(x, torch.Tensor):
-            return x if x.dtype == dtype else x.to(dtype)
+            x = x if x.dtype == dtype else x.to(dtype)
+            return x if tuple(x.shape) == shape else x.expand(shape).clone()  # one that stands for a number
         return torch.full(shape, x, dtype=dtype)
 
     def same_leaf(self, a, b):
@@ -572,6 +592,9 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     def logical_and(self, a, b):
         return torch.logical_and(a, b)
 
+    def logical_or(self, a, b):
+        return torch.logical_or(a, b)
+
     def counted(self, iterable):
         if type(iterable) is TorchRange:
             return staging.Counted(iterable.start, iterable.stop, iterable.step, lambda i: i,
@@ -607,6 +630,16 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
 
     def builtin(self, func):
         return _BUILTINS.get(func)
+
+    def augmented(self, op, plain, target, value):
+        if _is_number(target):  # a new number, as Python makes
+            result = plain(target, value)
+            return _number(result) if type(value) in _NUMBERS or _is_symbolic(value) or _is_number(value) \
+                else result
+        return op(target, value)
+
+    def number(self, t):
+        return _number(t)
 
 
 _BACKEND = TorchBackend()  # for messages

@@ -41,7 +41,7 @@ from autograph.runtime import calls, errors
 from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry
 
-__all__ = ["DynamoStaging", "install"]
+__all__ = ["DynamoStaging", "graph_token", "install", "markable", "resuming"]
 
 _PACKAGE = __name__.split(".")[0] + "."
 
@@ -99,9 +99,12 @@ def _converted_outside(convert, f):
     a function marked as having a constant result as it is, with the
     values of its arguments, and takes its result as a constant. A
     function is no constant that dynamo can call, so it waits in `_held`
-    under a fresh name, which dynamo reads like any attribute."""
-    name = f"converted_{len(vars(_held))}"
-    setattr(_held, name, convert(f))
+    under a name of its own, which dynamo reads like any attribute (and
+    so knows where it comes from: the closure of converted code holds
+    objects that dynamo wraps only when they have a source)."""
+    converted = convert(f)
+    name = f"converted_{id(converted)}"
+    setattr(_held, name, converted)
     return name
 
 
@@ -132,8 +135,62 @@ _held = types.SimpleNamespace()
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
+def _generated(code):
+    return errors.is_generated(code)
+
+
+_generated._dynamo_marked_constant = True
+
+
 def _outside(convert, f):
+    """`convert(f)` while dynamo traces. A function of generated code (a
+    lambda or a def inside converted code) is its own conversion; dynamo
+    may have made it in the trace, and could not hand it to
+    `_converted_outside`, so it is asked about its code."""
+    if _generated(f.__code__):
+        return f
     return getattr(_held, _converted_outside(convert, f))
+
+
+def markable(value):
+    """Lets the code that dynamo traces set an attribute on tensor `value`
+    (tb._number marks a tensor that stands for a Python number): dynamo
+    allows it on the tensors that an operation makes, but not on the
+    outputs of a torch.cond or while_loop, or on the values that their
+    bodies get, until it tracks them as new objects. Trace-time state."""
+    from torch._dynamo.comptime import comptime
+    comptime(_track_local)
+
+
+def graph_token():
+    """A number of the graph that dynamo builds now (trace-time state)."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    graph = InstructionTranslator.current_tx().output
+    if _graphs.get("graph") is not graph:
+        _graphs.update(graph=graph, token=_graphs.get("token", 0) + 1)
+    return _graphs["token"]
+
+
+def resuming():
+    """True when the frame that dynamo traces is the rest of a function after
+    a graph break: its tensors are the interrupted frame's values, marked
+    (tb._number) by the graph before the break. Trace-time state."""
+    from torch._dynamo.resume_execution import TORCH_DYNAMO_RESUME_IN_PREFIX
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    return InstructionTranslator.current_tx().output.root_tx.f_code.co_name.startswith(
+        TORCH_DYNAMO_RESUME_IN_PREFIX)
+
+
+graph_token._dynamo_marked_constant = resuming._dynamo_marked_constant = True
+_graphs = {}
+
+
+def _track_local(ctx):
+    from torch._dynamo.variables.base import AttributeMutationNew
+    variable = ctx.get_local("value")._i_will_not_complain_if_bc_breaks_VariableTracker()
+    side_effects = ctx._i_will_not_complain_if_bc_breaks_InstructionTranslator().output.side_effects
+    if not side_effects.is_attribute_mutation(variable):
+        side_effects.track_mutable(object(), variable, AttributeMutationNew)
 
 
 def _erase_local(ctx):
@@ -246,10 +303,10 @@ class DynamoStaging:
         """`values` with each tensor leaf copied."""
         torch = tb.torch
         if isinstance(values, torch.Tensor):
-            return values.clone()
+            return tb._copy(values)
         if self.is_scalar(values):
             return values
-        return tb.pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, values)
+        return tb.pytree.tree_map(lambda v: tb._copy(v) if isinstance(v, torch.Tensor) else v, values)
 
     def _passed_through(self, values, leaves):
         """Positions of the tensors among `values` that a body gives back as
@@ -260,7 +317,7 @@ class DynamoStaging:
 
     def _guarded(self, values, mutated):
         """`values` with copies at the positions in `mutated`."""
-        return [v.clone() if i in mutated else v for i, v in enumerate(values)]
+        return [tb._copy(v) if i in mutated else v for i, v in enumerate(values)]
 
     def _unaliased(self, out, probed, inputs):
         """`out` as a body may return it: a copy if it is a view, one of the

@@ -92,6 +92,9 @@ class StagingBackend(Backend):
     def logical_and(self, a, b):
         raise NotImplementedError
 
+    def logical_or(self, a, b):
+        raise NotImplementedError
+
     # Staging (backend) ----------------------------------------------------------
 
     def stage_cond(self, pred, branches):
@@ -311,6 +314,24 @@ class StagingBackend(Backend):
 
     def or_(self, left, right_fn):
         return self.cond(left, lambda: left, right_fn, (), ("<or expression>",))
+
+    def logical(self, op, left, right):
+        # Where `left` is a boolean scalar, a cond gives `right` or `left` as
+        # a boolean scalar: their logical and/or, when `right` is a Python
+        # bool or a boolean scalar too (weak ones take left's type, as in a
+        # cond). Any other pair is the cond's.
+        if not self.is_value(left):
+            return NotImplemented
+        t = self.typeof(left)
+        if t != ((), self.typeof(True)[1], False):
+            return NotImplemented
+        if type(right) is bool and backend_of(right) is None:
+            right = self.cast(right, t)
+        elif backend_of(right) is not self or not self.is_value(right) or self.typeof(right)[:2] != t[:2]:
+            return NotImplemented
+        elif self.typeof(right)[2]:
+            right = self.cast(right, t)
+        return self.logical_and(left, right) if op == "and" else self.logical_or(left, right)
 
     # What a `for` loop says it runs over, in messages.
 

@@ -186,9 +186,11 @@ class Branches:
         `outs` gives the carried leaves, in order."""
         leaves, i = [], 0
         for kind, v in self.plan:
-            if kind == "carried":
-                v, i = outs[i], i + 1
-            leaves.append(v)
+            if kind == "carried":  # v is its type: weak for a Python number
+                out, i = outs[i], i + 1
+                leaves.append(self.backend.number(out) if v[2] else out)
+            else:
+                leaves.append(v)
         values = self.flats[0].rebuild(leaves)
         return None if self.count == 0 else values[0] if self.count == 1 else values
 

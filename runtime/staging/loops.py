@@ -92,11 +92,13 @@ class Loop:
         """(type, variable name) of each carried leaf, in carry order."""
         return [(self.types[j], self.names[self.flat.owner[j]]) for j in sorted(self.types)]
 
-    def unflatten(self, carry):
-        """The state tuple with the carried leaves taken from `carry`."""
+    def unflatten(self, carry, numbers=True):
+        """The state tuple with the carried leaves taken from `carry`; those
+        that entered as Python numbers stand for numbers (`backend.number`)
+        unless `numbers` is False (a loop test, which assigns nothing)."""
         values = list(self.leaves)
         for j, v in zip(sorted(self.types), carry, strict=True):
-            values[j] = v
+            values[j] = self.backend.number(v) if numbers and self.types[j][2] else v
         return self.flat.rebuild(values)
 
     def init(self):
@@ -120,7 +122,7 @@ class Loop:
         return out
 
     def cond_fun(self, carry):
-        return self.backend.predicate(self.test(*self.unflatten(carry)), self.what, self.loc)
+        return self.backend.predicate(self.test(*self.unflatten(carry, False)), self.what, self.loc)
 
     def body_fun(self, carry):
         return self._iteration(self.body(*self.unflatten(carry)))

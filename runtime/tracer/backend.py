@@ -81,6 +81,11 @@ class TracerBackend(StagingBackend):
             return a & b  # Python's `&` on bools: no ufunc call at run time
         return np.logical_and(a, b)
 
+    def logical_or(self, a, b):
+        if a.dtype.kind == "b" and b.dtype.kind == "b":
+            return a | b
+        return np.logical_or(a, b)
+
     def print_(self, *args, **kwargs):
         context.emit("op", "print", builtins.print, args, kwargs, [], effect=True)
 

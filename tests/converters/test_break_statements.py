@@ -193,7 +193,7 @@ def test_break_consumes_no_extra_item_from_an_iterator():
 def test_while_break_shape():
     lines = lines_of(while_break_else)
     assert "break_ = False" in lines
-    assert "return ag__.and_(ag__.not_(break_), lambda: x > 0)" in lines
+    assert "return ag__.and_(ag__.not_(break_), lambda: x > 0, pure=True)" in lines
     assert "break_ = True" in lines
     assert "total = ag__.if_stmt(ag__.not_(break_), if_body, None, (total,), ('total',))" in lines
     assert not any(line == "break" for line in lines)

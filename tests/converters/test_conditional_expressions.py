@@ -99,7 +99,8 @@ SHAPES = [
     (returns_ifexp, "return ag__.if_exp(x > 0, lambda: 'pos', lambda: 'non-pos')"),
     (nested, "return ag__.if_exp(x > 10, lambda: 'big', lambda: ag__.if_exp(x > 3, lambda: 'mid', lambda: 'small'))"),
     (ifexp_with_logical,
-     "return ag__.if_exp(ag__.or_(a, lambda: b), lambda: ag__.and_(a, lambda: b), lambda: ag__.not_(a))"),
+     "return ag__.if_exp(ag__.or_(a, lambda: b, pure=True), lambda: ag__.and_(a, lambda: b, pure=True), "
+     "lambda: ag__.not_(a))"),
     (walrus_in_test, "r = ag__.if_exp((y := (x * 2)) > 2, lambda: 'a', lambda: 'b')"),
 ]
 

@@ -149,13 +149,13 @@ def test_and_or_return_operands_not_booleans():
 # Shape of the generated code ---------------------------------------------
 
 SHAPES = [
-    (and3, "return ag__.and_(a, lambda: b, lambda: c)"),
-    (or2, "return ag__.or_(a, lambda: b)"),
+    (and3, "return ag__.and_(a, lambda: b, lambda: c, pure=True)"),
+    (or2, "return ag__.or_(a, lambda: b, pure=True)"),
     (not1, "return ag__.not_(a)"),
-    (and_or_mixed, "return ag__.or_(ag__.and_(a, lambda: b), lambda: c)"),
-    (not_of_and, "return ag__.not_(ag__.and_(a, lambda: b))"),
+    (and_or_mixed, "return ag__.or_(ag__.and_(a, lambda: b, pure=True), lambda: c, pure=True)"),
+    (not_of_and, "return ag__.not_(ag__.and_(a, lambda: b, pure=True))"),
     (and_logged, "return ag__.and_(ag__.call(log)(a), lambda: ag__.call(log)(b), lambda: ag__.call(log)(c))"),
-    (lambda_captures, "f = lambda: ag__.and_(a, lambda: b)"),
+    (lambda_captures, "f = lambda: ag__.and_(a, lambda: b, pure=True)"),
 ]
 
 
@@ -189,3 +189,31 @@ def test_logical_in_while_test_is_converted():
     code = autograph.to_code(logical_in_while)
     assert "return ag__.and_(i < ag__.call(len)(xs), lambda: xs[i] > 0)" in [
         line.strip() for line in code.splitlines()]
+
+
+# pure=True: later operands that only compare names and constants ------------
+
+def pure_operands(a, b, c):
+    return a and b < 3, a or b is None, a and not b, a and (b == c) != (c >= 1.5), a or "text"
+
+
+def impure_operands(a, b, c):
+    return (a and b.c, a and b[0], a and b + 1 < 3, a and len(b), a or b in c, a and b < 3 < c,
+            a and (b and c))
+
+
+def test_pure_later_operands_are_marked():
+    code = autograph.to_code(pure_operands)
+    assert code.count("pure=True") == 5, code
+
+
+def test_impure_later_operands_are_not_marked():
+    # An attribute, a subscript, arithmetic, a call, `in` (which iterates), a
+    # chained comparison (an operator call) and a nested `and` (a call).
+    code = autograph.to_code(impure_operands)
+    assert code.count("pure=True") == 1 and "ag__.and_(b, lambda: c, pure=True)" in code, code  # the inner `and`
+
+
+@pytest.mark.parametrize("args", [(1, 2, 3), (0, 2, 3), (1, None, 1), (1, 5, 5), ("", 0, 2.0), ([], 1.5, 1.5)])
+def test_pure_operands_keep_python_values(args):
+    assert_same_behaviour(pure_operands, [args])

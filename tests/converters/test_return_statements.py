@@ -245,7 +245,7 @@ def test_return_in_loop_uses_flag_and_value():
 
 def test_return_in_while_stops_the_loop():
     lines = lines_of(return_in_while)
-    assert "return ag__.and_(ag__.not_(do_return), lambda: i < n)" in lines
+    assert "return ag__.and_(ag__.not_(do_return), lambda: i < n, pure=True)" in lines
 
 
 def test_a_return_in_a_loop_else_only_does_not_stop_the_loop():

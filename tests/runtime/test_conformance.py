@@ -141,6 +141,20 @@ def and_or_not(xp):
     return f
 
 
+def and_or_of_comparisons(xp):
+    # The right-hand sides compare names and constants: on traced booleans
+    # the backend's logical and/or, not a cond (logical_expressions.py).
+    def f(x, y):
+        n = 0
+        while x > n and n < y:
+            n = n + 1
+        m = n
+        while m < 2 or m < y:
+            m = m + 1
+        return n, m, x > 0 and y > 0, x < 0 or y == 1
+    return f
+
+
 def while_loop(xp):
     def f(x):
         n = 0
@@ -612,6 +626,25 @@ def append_in_a_helper(xp):
     return f
 
 
+def numbers_updated_after_staged_statements(xp):
+    """A variable that held a Python number, after a staged loop and `if`
+    (and in the loop's body): `steps += 1` leaves `before` and `old` as they
+    were, as with Python's ints."""
+    def f(x):
+        steps, before = 0, 0
+        while x > 0:
+            before = steps
+            steps += 1
+            x = x - 1.0
+        if x < -0.25:
+            steps *= 2
+        old = steps
+        steps += 1
+        steps -= 3
+        return before, old, steps
+    return f
+
+
 S, V = np.float64, np.array
 SCALARS = [(S(2.0),), (S(0.5),), (S(-1.0),)]
 VECTORS = [(V([1.0, 2.0, 3.0]),), (V([1.0, -2.0, 3.0]),), (V([-1.0, 2.0, -3.0]),)]
@@ -624,6 +657,7 @@ PROGRAMS = [
     (if_elif_else, SCALARS),
     (conditional_expression, SCALARS),
     (and_or_not, PAIRS),
+    (and_or_of_comparisons, PAIRS),
     (while_loop, [(S(37.0),), (S(0.5),)]),
     (for_over_range, COUNTS),
     (for_over_array, VECTORS),
@@ -663,6 +697,7 @@ PROGRAMS = [
     (stacked_by_autograph, VECTORS),
     (nested_loops_append, VECTORS),
     (append_in_a_helper, VECTORS),
+    (numbers_updated_after_staged_statements, SCALARS),
 ]
 
 #: Programs whose unconverted form cannot run eagerly on JAX arrays (they
