@@ -31,7 +31,6 @@ once jax is imported, so it costs nothing to programs that do not use jax.
 """
 
 import builtins
-import inspect
 import math
 import sys
 import weakref
@@ -266,22 +265,40 @@ def _selectable(closed):
 
 def _trace(fn):
     """`fn()` traced into a closed jaxpr, leaving nothing in the trace that
-    calls it: as `jax.make_jaxpr(fn)()`, through the tracing function that
-    `lax.cond` uses (without `jit`'s argument handling and caches, which
-    cost more than tracing a small branch); `make_jaxpr` where jax has no
-    such function."""
+    calls it: as `jax.make_jaxpr(fn)()` (`_jaxpr_of`)."""
+    return _jaxpr_of(fn, (), "cond")
+
+
+def _jaxpr_of(fn, avals, what):
+    """`fn(*args)` for arguments of the abstract values `avals`, traced
+    into a closed jaxpr, as `jax.make_jaxpr` gives it: `fn` returns a list
+    of arrays. A child of the trace being recorded, as the one `lax.cond`
+    and `lax.while_loop` make for their functions, without what they add
+    around it (a cache keyed by the function, whose every call is new here,
+    and the inspection of its signature): that costs more than tracing a
+    small branch. Through `make_jaxpr` where jax has no such trace, or
+    checks for leaked tracers (jax_check_tracer_leaks)."""
     try:
-        from jax._src import api_util
+        from jax._src import config, core, linear_util, source_info_util
         from jax._src.interpreters import partial_eval as pe
-        from jax._src.tree_util import FlatTree
-        no_args = FlatTree.flatten(((), {}))
+        leaks = config.check_tracer_leaks.value
     except (ImportError, AttributeError):
-        return jax.make_jaxpr(fn)()
-    # A branch takes no arguments: its signature needs no inspecting.
-    return pe.trace_to_jaxpr(fn, no_args, api_util.debug_info("cond", fn, (), {}, signature=_NO_PARAMETERS))[0]
-
-
-_NO_PARAMETERS = inspect.Signature()
+        leaks = True
+    if leaks:
+        return jax.make_jaxpr(lambda *args: list(fn(*args)))(
+            *[jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals])
+    debug = linear_util.DebugInfo(what, getattr(fn, "__name__", what), None, None)
+    trace = pe.DynamicJaxprTrace(debug, parent_trace=core.trace_ctx.trace)
+    try:
+        with source_info_util.reset_name_stack():
+            where = source_info_util.current()
+            args = [trace.new_arg(a, where) for a in avals]
+            with core.set_current_trace(trace):
+                outs = [trace.to_jaxpr_tracer(x, where) for x in fn(*args)]
+            jaxpr, consts = trace.frame.to_jaxpr(trace, outs, debug, where)
+    finally:
+        trace.invalidate()
+    return core.ClosedJaxpr(jaxpr, consts)
 
 
 def _choose(pred, true_jaxpr, false_jaxpr):
@@ -391,20 +408,9 @@ def _closure_convert(fn, init):
     the carry (a list of arrays): `(converted, consts)`, where
     `converted(carry, *consts)` gives the list of `fn`'s outputs, copying
     `fn`'s traced equations into the trace that calls it (`_inline`)."""
-    try:
-        from jax._src import api_util
-        from jax._src.interpreters import partial_eval as pe
-        from jax._src.tree_util import FlatTree
-        avals = FlatTree.flatten((([jax.typeof(x) for x in init],), {}))
-        dbg = api_util.debug_info("while_loop", fn, (init,), {}, signature=_ONE_PARAMETER)
-    except (ImportError, AttributeError):
-        converted, consts = jax.closure_convert(fn, init)
-        return (lambda c, *consts: jax.tree_util.tree_leaves(converted(c, *consts))), consts
-    closed = pe.trace_to_jaxpr(fn, avals, dbg)[0]
+    closed = _jaxpr_of(lambda *carry: jax.tree_util.tree_leaves(fn(list(carry))), [jax.typeof(x) for x in init],
+                       "while_loop")
     return (lambda c, *consts: _inline(closed.jaxpr, consts, *c)), list(closed.consts)
-
-
-_ONE_PARAMETER = inspect.Signature([inspect.Parameter("carry", inspect.Parameter.POSITIONAL_ONLY)])
 
 
 def _row(a, i):
