@@ -28,6 +28,7 @@ import gast
 
 import autograph.runtime as runtime
 import autograph.runtime.calls as runtime_calls
+import autograph.runtime.errors as runtime_errors
 from autograph import analysis, builders, logs, parsing
 from autograph.converters import (
     asserts,
@@ -194,9 +195,6 @@ class _CodeCache:
 
 
 _by_code = _CodeCache()
-# id(code) -> weak reference: code objects compare equal by value, so a
-# WeakSet would also claim the user's code that equals a generated one.
-_generated = {}
 _counter = itertools.count(1)
 
 
@@ -207,10 +205,7 @@ def clear_cache():
         runtime_calls.forget_all()
 
 
-def is_generated(code):
-    """True if `code` was produced by this pipeline."""
-    reference = _generated.get(id(code))
-    return reference is not None and reference() is code
+is_generated = runtime_errors.is_generated  # True if a code object was produced by this pipeline
 
 
 def _is_generator(node):
@@ -396,16 +391,8 @@ def _compile(node, f, filename, ag, sites=()):
         code = compile(tree, filename, "exec", dont_inherit=True)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
-    _register(inner)
+    runtime_errors.note_generated(inner)
     return inner
-
-
-def _register(code):
-    key = id(code)
-    _generated[key] = weakref.ref(code, lambda _, key=key: _generated.pop(key, None))
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            _register(const)
 
 
 def _artifact(f):

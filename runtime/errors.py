@@ -16,6 +16,9 @@ __all__ = [
     "LoopStateError",
     "TracingError",
     "UndefinedOutputError",
+    "generated_construct",
+    "is_generated",
+    "note_generated",
     "note_unconverted",
     "raised_at",
     "recording_errors",
@@ -137,6 +140,43 @@ def raised_at(error):
             found = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
         tb = tb.tb_next
     return found
+
+
+# The code objects that conversion generated (nested ones included: the
+# comprehensions and functions inside a converted function), so that an error
+# raised in converted code does not advise converting it. id(code) -> weak
+# reference: code objects compare equal by value, so a WeakSet would also
+# claim the user's code that equals a generated one.
+_generated = {}
+_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
+
+
+def note_generated(code):
+    """Records `code`, and the code objects nested in it, as generated."""
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        key = id(current)
+        _generated[key] = weakref.ref(current, lambda _, key=key: _generated.pop(key, None))
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+
+
+def is_generated(code):
+    """True if `code` was produced by conversion."""
+    reference = _generated.get(id(code))
+    return reference is not None and reference() is code
+
+
+def generated_construct(depth=1):
+    """What the innermost user frame runs, if conversion generated it:
+    "comprehension" (a comprehension or generator expression inside a
+    converted function, which conversion leaves as Python runs it),
+    "converted" (other converted code), or None (code that is not
+    converted)."""
+    frame = _user_frame(sys._getframe(depth))
+    if frame is None or not is_generated(frame.f_code):
+        return None
+    return "comprehension" if frame.f_code.co_name in _COMPREHENSIONS else "converted"
 
 
 # Why code runs unconverted. The pipeline notes each function that converted

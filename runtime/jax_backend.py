@@ -39,7 +39,6 @@ from autograph.runtime import staging
 from autograph.runtime.backends import FROM_FIRST, Backend
 from autograph.runtime.errors import (
     TracingError,
-    user_location,
 )
 from autograph.runtime.staging import places
 
@@ -59,23 +58,9 @@ def _load():
         jax, jnp, lax = jax_module, jnp_module, jax_module.lax
 
 
-class JaxRange:
-    """`range(start, stop, step)` with a traced bound: what a converted `for`
-    loop turns into a `lax` loop."""
-
-    __slots__ = ("start", "step", "stop")
-
-    def __init__(self, start, stop, step):
-        self.start, self.stop, self.step = start, stop, step
-
-    def __repr__(self):
-        return f"range({self.start!r}, {self.stop!r}, {self.step!r})"
-
-    def __iter__(self):
-        raise TracingError(
-            f"cannot iterate in Python over a range whose bound is traced by JAX "
-            f"({user_location()}); convert the function with autograph so that the `for` "
-            "loop becomes a lax loop")
+class JaxRange(staging.TracedRange):
+    __slots__ = ()
+    traced_by, staged_as = "JAX", "a lax loop"
 
 
 class JaxZip:

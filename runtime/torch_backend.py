@@ -68,7 +68,6 @@ import sys
 from autograph.runtime import staging
 from autograph.runtime.backends import Backend
 from autograph.runtime.errors import (
-    TracingError,
     user_location,
 )
 from autograph.runtime.staging import Retry
@@ -113,23 +112,9 @@ def _symbolic_number(x):
     return _owner[0] if _is_symbolic(x) else None
 
 
-class TorchRange:
-    """`range(start, stop, step)` with a traced bound: what a converted `for`
-    loop turns into a `while_loop`."""
-
-    __slots__ = ("start", "step", "stop")
-
-    def __init__(self, start, stop, step):
-        self.start, self.stop, self.step = start, stop, step
-
-    def __repr__(self):
-        return f"range({self.start!r}, {self.stop!r}, {self.step!r})"
-
-    def __iter__(self):
-        raise TracingError(
-            f"cannot iterate in Python over a range whose bound is traced by torch "
-            f"({user_location()}); convert the function with autograph so that the `for` "
-            "loop becomes a while_loop")
+class TorchRange(staging.TracedRange):
+    __slots__ = ()
+    traced_by, staged_as = "torch", "a while_loop"
 
 
 def _is_traced(x):

@@ -20,6 +20,7 @@ from autograph.runtime.staging.values import (
     NUMBERS,
     Flat,
     Retry,
+    TracedRange,
     describe_marker,
     in_range,
     normalize,
@@ -30,5 +31,5 @@ from autograph.runtime.staging.values import (
 )
 
 __all__ = ["NUMBERS", "Branches", "Counted", "Flat", "Loop", "Retry", "StagingBackend",
-           "describe_marker", "in_range", "normalize", "pack", "range_bounds", "same_leaf",
-           "same_python"]
+           "TracedRange", "describe_marker", "in_range", "normalize", "pack", "range_bounds",
+           "same_leaf", "same_python"]

@@ -31,11 +31,11 @@ A list changed otherwise than by appending (`pop`, `insert`, an item set)
 raises, as does an element whose type differs from the others'.
 """
 
-from autograph.runtime.errors import LoopStateError, TracingError
+from autograph.runtime.errors import BranchMismatchError, LoopStateError, TracingError
 from autograph.runtime.staging import errors
 
-__all__ = ["Accumulator", "Appended", "TracedList", "appended", "is_accumulating", "length", "rebind", "stack",
-           "truth", "truth_of"]
+__all__ = ["Accumulator", "Appended", "TracedList", "accumulate", "appended", "grown_in_one_branch", "is_accumulating",
+           "length", "rebind", "stack", "truth", "truth_of"]
 
 
 def _refuse(self, *args, **kwargs):
@@ -251,6 +251,47 @@ class Grown(Exception):
 
 class Widen(Exception):
     """An accumulated list needs another type or more rows: trace again."""
+
+
+tracing_loops = [0]  # how many staged loops are being traced (places.loop counts them)
+
+
+def grown_in_one_branch(container, holder, first, where):
+    """A list that the branches of a staged `if` give different lengths
+    (`container`: what places recorded of it, `first`: the number of
+    elements in the first branch traced, and those it appended): one a
+    staged loop accumulates (Grown), or an error."""
+    _, _, name, before = container
+    first, grown = first
+    error = BranchMismatchError(
+        f"'{name}' is a list that the branches of an `if` whose condition is traced ({where}) change "
+        f"to different lengths ({first} and {len(holder)} elements): after the `if` its length would "
+        "depend on the condition. Change it the same way in both branches, or, in a traced loop, "
+        "append to it")
+    if not tracing_loops[0]:
+        raise error
+    if len(holder) > first and appended(before, holder) is not None:
+        raise Grown(holder, holder[len(before):], error)
+    raise Grown(holder, list(grown) if len(holder) < first and grown else None, error)
+
+
+def accumulate(containers, changed, accumulated, backend, what, where, elements=None):
+    """Makes each list among the `changed` places (places.Place) that a
+    loop body appended to an accumulated list (`accumulated`: id of the
+    list -> its Accumulator); True if there is one."""
+    grown = False
+    for place in changed:
+        if place.kind != "list" or backend is None:
+            continue
+        prefix = containers[id(place.holder)][3]
+        new = elements if elements is not None else appended(prefix, place.holder)
+        if new is None and len(prefix) != len(place.holder):
+            raise errors.list_changed(place.name, what or "a traced loop", where)
+        if new is not None:
+            accumulated[id(place.holder)] = Accumulator(
+                backend, place.holder, place.name, prefix, new, what or "a traced loop", where)
+            grown = True
+    return grown
 
 
 class TracedList:

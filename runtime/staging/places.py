@@ -43,7 +43,7 @@ import types
 
 import numpy as np
 from autograph.runtime.backends import backend_of, unchanged
-from autograph.runtime.errors import BranchMismatchError, TracingError, raised_at, user_location
+from autograph.runtime.errors import TracingError, raised_at, user_location
 from autograph.runtime.staging import errors, lists
 from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
@@ -559,7 +559,8 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
                             flushed.append(holder[0].acc)
                             raise More
                         if not lists.is_accumulating(holder):
-                            _grown_in_one_branch(recorded, holder, lengths[id(holder)], where)
+                            lists.grown_in_one_branch(recorded.containers[id(holder)], holder, lengths[id(holder)],
+                                                      where)
                     if _merge_found(found, recorded.changed()):
                         raise More
                     values = tuple(recorded.get(p) for p in carried)
@@ -658,7 +659,7 @@ def loop(stage, test, body, state, names, for_item=False, backend=None, what=Non
                 written = tuple(v for acc in accs for v in acc.leave())
                 changed = [p for p in recorded.changed()
                            if p.key not in {c.key for c in carried} and id(p.holder) not in accumulated]
-                if _accumulate(recorded, changed, accumulated, backend, what, where):
+                if lists.accumulate(recorded.containers, changed, accumulated, backend, what, where):
                     raise More
                 if _merge_found(found, changed):
                     raise More
@@ -672,7 +673,7 @@ def loop(stage, test, body, state, names, for_item=False, backend=None, what=Non
                 recorded.restore()
             return pack(result + values + written + (True,) * len(flag), end + len(flag))
 
-        _tracing_loops[0] += 1
+        lists.tracing_loops[0] += 1
         try:
             out = stage(wrapped_test if test is not None else None, wrapped_body,
                         inputs + entry + buffers + flag,
@@ -687,19 +688,19 @@ def loop(stage, test, body, state, names, for_item=False, backend=None, what=Non
             grown.holder = grown.elements = None
             if not recorded.is_recorded(holder) or backend is None:
                 recorded.restore()
-                if _tracing_loops[0] > 1:
+                if lists.tracing_loops[0] > 1:
                     raise  # an enclosing loop's list
                 raise error from None
             name = recorded.containers[id(holder)][2]
             recorded.restore()
             if elements is None:
                 raise error from None
-            _accumulate(recorded, [Place("list", holder, None, name)], accumulated, backend, what, where,
-                        elements)
+            lists.accumulate(recorded.containers, [Place("list", holder, None, name)], accumulated, backend,
+                             what, where, elements)
             del holder, elements
             continue
         finally:
-            _tracing_loops[0] -= 1
+            lists.tracing_loops[0] -= 1
         if out is NotImplemented:
             return out
         out = _unref_each(out)
@@ -734,46 +735,6 @@ def _unchanged_kept(entry, given, left, out):
             and len(left) == len(given) == len(entry) == len(out):
         return [_unchanged_kept(e, g, v, o) for e, g, v, o in zip(entry, given, left, out, strict=True)]
     return out
-
-
-_tracing_loops = [0]  # how many staged loops are being traced
-
-
-def _grown_in_one_branch(recorded, holder, first, where):
-    """A list that the branches of a staged `if` give different lengths
-    (`first`: the number of elements in the first one traced, and those it
-    appended): one a staged loop
-    accumulates (lists.Grown), or an error."""
-    _, _, name, before = recorded.containers[id(holder)]
-    first, grown = first
-    error = BranchMismatchError(
-        f"'{name}' is a list that the branches of an `if` whose condition is traced ({where}) change "
-        f"to different lengths ({first} and {len(holder)} elements): after the `if` its length would "
-        "depend on the condition. Change it the same way in both branches, or, in a traced loop, "
-        "append to it")
-    if not _tracing_loops[0]:
-        raise error
-    if len(holder) > first and lists.appended(before, holder) is not None:
-        raise lists.Grown(holder, holder[len(before):], error)
-    raise lists.Grown(holder, list(grown) if len(holder) < first and grown else None, error)
-
-
-def _accumulate(recorded, changed, accumulated, backend, what, where, elements=None):
-    """Makes each list among the `changed` places that the body appended to
-    an accumulated list; True if there is one."""
-    grown = False
-    for place in changed:
-        if place.kind != "list" or backend is None:
-            continue
-        prefix = recorded.containers[id(place.holder)][3]
-        new = elements if elements is not None else lists.appended(prefix, place.holder)
-        if new is None and len(prefix) != len(place.holder):
-            raise errors.list_changed(place.name, what or "a traced loop", where)
-        if new is not None:
-            accumulated[id(place.holder)] = lists.Accumulator(
-                backend, place.holder, place.name, prefix, new, what or "a traced loop", where)
-            grown = True
-    return grown
 
 
 def _check_ran(ran, bound, where):

@@ -8,11 +8,11 @@ import operator
 
 import numpy as np
 from autograph.runtime.backends import unchanged
-from autograph.runtime.errors import TracingError
+from autograph.runtime.errors import TracingError, user_location
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
 __all__ = ["NUMBERS", "Flat", "Retry", "Treedef", "describe_marker", "flatten", "in_range", "normalize",
-           "pack", "range_bounds", "same_leaf", "same_python", "unflatten"]
+           "pack", "range_bounds", "same_leaf", "same_python", "TracedRange", "unflatten"]
 
 #: Python's number types: what a backend widens to its own scalars.
 NUMBERS = (bool, int, float, complex)
@@ -189,6 +189,28 @@ def range_bounds(args, is_traced, is_integer_scalar, describe=repr):
     if type(step) is int and step == 0:
         raise ValueError("range() arg 3 must not be zero")
     return start, stop, step
+
+
+class TracedRange:
+    """`range(start, stop, step)` where some bound is traced: what a
+    converted `for` loop turns into a staged loop. Each backend subclasses
+    it, naming its tracer (`traced_by`) and its loop (`staged_as`)."""
+
+    __slots__ = ("start", "step", "stop")
+    traced_by = staged_as = ""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def __repr__(self):
+        return f"range({self.start!r}, {self.stop!r}, {self.step!r})"
+
+    def __iter__(self):
+        raise TracingError(
+            f"cannot iterate in Python over a range whose bound is traced by {self.traced_by} "
+            f"({user_location()}): its length is known only when the program runs. Only a `for` statement "
+            f"of converted code loops over it (as {self.staged_as}): write the comprehension, `list()`, "
+            "`sum()` or other call that iterates over it as a `for` loop, or give the range a Python int bound")
 
 
 def in_range(i, stop, step):

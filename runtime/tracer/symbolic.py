@@ -10,7 +10,8 @@ treat the Python number in eager code.
 import operator
 
 import numpy as np
-from autograph.runtime.errors import unconverted_note, user_location
+from autograph.runtime.errors import generated_construct, unconverted_note, user_location
+from autograph.runtime.staging.values import TracedRange
 from autograph.runtime.tracer.errors import SymbolicBoolError, TracingError
 
 __all__ = ["SymbolicArray", "SymbolicRange", "SymbolicZip"]
@@ -125,9 +126,22 @@ class SymbolicArray:
     # Values that Python needs concretely.
 
     def _no_concrete(self, what):
-        start = (f"{what} of a symbolic array ({self!r}) is not known while tracing "
-                 f"({user_location(3)}): Python control flow (`if`, `while`, `for`, `and`, `or`, "
-                 "`not`, `assert`) on a symbolic value needs the function to be converted")
+        start = f"{what} of a symbolic array ({self!r}) is not known while tracing ({user_location(3)})"
+        construct = generated_construct(3)
+        if construct == "comprehension":
+            raise SymbolicBoolError(
+                f"{start}: conversion leaves comprehensions and generator expressions as Python runs "
+                "them, so their conditions cannot be symbolic. Write it as a `for` statement (with "
+                "`append`), or with array operations (np.where, np.any)")
+        if construct == "converted":
+            raise SymbolicBoolError(
+                f"{start}: Python needs a concrete value here (as in `any()` or `all()` of a "
+                "generator), and conversion stages only `if`, `while`, `for`, `and`, `or`, `not`, "
+                "conditional expressions and `assert` on symbolic values. Compute it with array "
+                "operations instead (np.any, np.all, np.where), or run it on concrete values with "
+                "autograph.py_function")
+        start += (": Python control flow (`if`, `while`, `for`, `and`, `or`, `not`, `assert`) on a "
+                  "symbolic value needs the function to be converted")
         note = unconverted_note(3)
         if note is not None:
             raise SymbolicBoolError(f"{start}, and {note}")
@@ -176,10 +190,7 @@ class SymbolicArray:
         if self.weak or not self.shape:
             raise TypeError("iteration over a 0-d array")
         if self.shape[0] is None:
-            raise TracingError(
-                f"cannot iterate in Python over a symbolic array whose leading dimension is "
-                f"unknown ({user_location()}); convert the function with autograph so that the "
-                "`for` loop becomes a graph loop")
+            _no_python_iteration("a symbolic array whose leading dimension is unknown")
         for i in range(self.shape[0]):
             yield self[i]
 
@@ -246,24 +257,18 @@ class SymbolicArray:
 del SymbolicArray.sort
 
 
-class SymbolicRange:
-    """`range(start, stop, step)` where some bound is symbolic: the iterable a
-    converted `for` loop turns into a graph loop."""
+def _no_python_iteration(what):
+    if generated_construct() is not None:
+        advice = ("only a `for` statement of converted code loops over it (as a graph loop): write the "
+                  "comprehension, `list()` or other call that iterates over it as a `for` loop")
+    else:
+        advice = "convert the function with autograph so that the `for` loop becomes a graph loop"
+    raise TracingError(f"cannot iterate in Python over {what} ({user_location()}); {advice}")
 
-    __slots__ = ("start", "step", "stop")
 
-    def __init__(self, start, stop, step):
-        self.start = start
-        self.stop = stop
-        self.step = step
-
-    def __repr__(self):
-        return f"range({self.start!r}, {self.stop!r}, {self.step!r})"
-
-    def __iter__(self):
-        raise TracingError(
-            f"cannot iterate in Python over a range with a symbolic bound ({user_location()}); "
-            "convert the function with autograph so that the `for` loop becomes a graph loop")
+class SymbolicRange(TracedRange):
+    __slots__ = ()
+    traced_by, staged_as = "the numpy tracer", "a graph loop"
 
 
 class SymbolicZip:
@@ -287,10 +292,7 @@ class SymbolicZip:
     def __iter__(self):
         import builtins
         if any(type(a) is SymbolicArray and a.shape[0] is None for a in self.arrays):
-            raise TracingError(
-                f"cannot iterate in Python over {self.kind}() of a symbolic array whose leading "
-                f"dimension is unknown ({user_location()}); convert the function with autograph "
-                "so that the `for` loop becomes a graph loop")
+            _no_python_iteration(f"{self.kind}() of a symbolic array whose leading dimension is unknown")
         if self.kind == "enumerate":
             return iter(builtins.enumerate(self.arrays[0], self.start))
         return iter(builtins.zip(*self.arrays, strict=False))

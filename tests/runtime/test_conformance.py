@@ -21,7 +21,7 @@ import inspect
 
 import numpy as np
 import pytest
-from autograph.runtime.errors import BranchMismatchError, LoopStateError, UndefinedOutputError
+from autograph.runtime.errors import BranchMismatchError, LoopStateError, TracingError, UndefinedOutputError
 
 import autograph
 
@@ -912,3 +912,22 @@ def test_error(backend, program, args, error, name, construct, words):
     assert message.startswith(f"'{name}' "), message
     assert words in message, message
     assert f"{__file__}:{line_of(program, construct)})" in message, message
+
+
+def comprehension_over_traced_range(xp):
+    def f(n):
+        return sum([i * 2 for i in range(n)])
+    return f
+
+
+def test_iterating_a_traced_range_outside_a_for_statement(backend):
+    # The function is converted, so the message must not advise converting
+    # it: it says that only a `for` statement loops over such a range.
+    f = comprehension_over_traced_range(backend.xp)
+    with pytest.raises(TracingError) as info:
+        backend.run(f, [(backend.make(np.int64(3)),)])
+    message = str(info.value)
+    assert "cannot iterate in Python over a range whose bound is traced" in message, message
+    assert f"{__file__}:{line_of(comprehension_over_traced_range, 'range(n)')})" in message, message
+    assert "Only a `for` statement of converted code loops over it" in message, message
+    assert "convert the function" not in message, message
