@@ -325,10 +325,12 @@ def _loop(loop):
     (`break`, `return`), as a while loop that stops when it does
     (`_bounded_while`, differentiable too)."""
     _drop_dead_equations()
-    if loop.trip_count is None:
-        carry = lax.while_loop(loop.cond_fun, loop.body_fun, loop.init())
-    elif loop.stops_early:
-        carry = _bounded_while(loop.cond_fun, loop.body_fun, loop.init(), loop.trip_count)
+    if loop.trip_count is None or loop.stops_early:
+        body, consts = _traced_body(loop)
+        if loop.trip_count is None:
+            carry = lax.while_loop(loop.cond_fun, lambda c: body(c, *consts), loop.init())
+        else:
+            carry = _bounded_while(loop.cond_fun, body, consts, loop.init(), loop.trip_count)
     elif loop.rows is not None and loop.indexed:
         # Over arrays: a scan over their rows, as hand-written code does.
         def step(c, rows):
@@ -356,9 +358,27 @@ def _loop(loop):
     return carry
 
 
-def _bounded_while(cond_fun, body_fun, init, trip_count):
-    """`lax.while_loop(cond_fun, body_fun, init)` that stops after at most
-    `trip_count` iterations, differentiable in reverse mode.
+def _traced_body(loop):
+    """The body of a `lax.while_loop` form of `loop`, traced once: `(body,
+    consts)`, where `body(carry, *consts)` copies the traced equations into
+    the trace that calls it (`_inline`). A `return` that first runs in the
+    loop joins its carry without a second trace (`Loop.reuses_returns`):
+    the traced body does not take its value."""
+    before, init = sorted(loop.types), loop.init()
+    loop.reuses_returns = True
+    closed = _jaxpr_of(lambda *carry: loop.body_fun(list(carry)), [jax.typeof(x) for x in init], "while_loop")
+    after = sorted(loop.types)
+    taken = [after.index(j) for j in before]
+    jaxpr = closed.jaxpr
+    if builtins.len(taken) == builtins.len(after):
+        return (lambda c, *consts: _inline(jaxpr, consts, *c)), list(closed.consts)
+    return (lambda c, *consts: _inline(jaxpr, consts, *[c[k] for k in taken])), list(closed.consts)
+
+
+def _bounded_while(cond_fun, body, body_consts, init, trip_count):
+    """`lax.while_loop(cond_fun, lambda c: body(c, *body_consts), init)`
+    that stops after at most `trip_count` iterations, differentiable in
+    reverse mode.
 
     Run, it is a `while_loop`: it stops as soon as `cond_fun` fails. Where
     it carries floating-point values it is a `custom_jvp` whose derivative
@@ -366,9 +386,8 @@ def _bounded_while(cond_fun, body_fun, init, trip_count):
     (a `scan`), which `jax.grad` can transpose: under `jax.grad(jax.jit(f))`
     differentiation happens after the loop is traced, so the loop must
     carry its own rule. Both forms come from one trace of each function."""
-    if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in jax.tree_util.tree_leaves(init)):
-        return lax.while_loop(cond_fun, body_fun, init)
-    body, body_consts = _closure_convert(body_fun, init)
+    if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in init):
+        return lax.while_loop(cond_fun, lambda c: body(c, *body_consts), init)
     test, cond_consts = _closure_convert(cond_fun, init)
     split = builtins.len(body_consts)
 
