@@ -35,6 +35,7 @@ import math
 import sys
 import weakref
 
+import numpy as np
 from autograph.runtime import staging
 from autograph.runtime.backends import FROM_FIRST, Backend
 from autograph.runtime.errors import (
@@ -129,6 +130,11 @@ def _cast(x, t):
     shape, dtype, _ = t
     if isinstance(x, jax.core.Tracer) and x.dtype == dtype and x.shape == shape:
         return x  # as jnp.asarray gives it, without a call
+    if type(x) in _NUMBERS and shape == ():
+        if t[2] and _typeof(x) == t:
+            return x  # a Python number that stays one: lax takes it as it is
+        if not t[2]:
+            return np.asarray(x, dtype)  # a constant, without an operation to make it
     v = jnp.asarray(x)
     if v.dtype != dtype:
         v = lax.convert_element_type(v, dtype)
@@ -141,6 +147,8 @@ def _pred(flag, what, loc):
     """A traced condition as the boolean scalar `lax` wants."""
     if type(flag) in _NUMBERS:
         return bool(flag)
+    if isinstance(flag, jax.core.Tracer) and flag.shape == () and flag.dtype == bool:
+        return flag  # as below gives it, without asking jnp
     if jnp.size(flag) != 1:
         raise TracingError(
             f"the condition of {what} ({loc}) must be a scalar, got {_BACKEND.describe(flag)}; use "
@@ -198,11 +206,16 @@ def _recorded_equations():
 # cond ------------------------------------------------------------------------
 
 def _cond(pred, branches):
-    # Both branches are traced before anything is emitted: the second one
-    # traced settles the outputs and raises Retry if the first must change.
+    # Both branches run before anything is emitted: the second one settles
+    # the outputs and raises Retry if the first must change. A branch that
+    # computes nothing (`if c: break`) runs here, after the other one: its
+    # outputs are values of this trace.
     pred = _pred(pred, branches.what, branches.loc)
     _drop_dead_equations()
-    outs = _choose(pred, *[_trace(branches.callback(k)) for k in (0, 1)])
+    outs = [None, None]
+    for k in sorted((0, 1), key=branches.trivial.__getitem__):
+        outs[k] = branches.callback(k)() if branches.trivial[k] else _trace(branches.callback(k))
+    outs = _choose(pred, *outs)
     _drop_dead_equations()
     return outs
 
@@ -264,7 +277,7 @@ def _jaxpr_of(fn, avals, what):
     small branch. Through `make_jaxpr` where jax has no such trace, or
     checks for leaked tracers (jax_check_tracer_leaks)."""
     try:
-        from jax._src import config, core, linear_util, source_info_util
+        from jax._src import config, core, dtypes, linear_util, source_info_util
         from jax._src.interpreters import partial_eval as pe
         leaks = config.check_tracer_leaks.value
     except (ImportError, AttributeError):
@@ -279,21 +292,23 @@ def _jaxpr_of(fn, avals, what):
             where = source_info_util.current()
             args = [trace.new_arg(a, where) for a in avals]
             with core.set_current_trace(trace):
-                outs = [trace.to_jaxpr_tracer(x, where) for x in fn(*args)]
+                outs = [trace.to_jaxpr_tracer(dtypes.canonicalize_value(x), where) for x in fn(*args)]
             jaxpr, consts = trace.frame.to_jaxpr(trace, outs, debug, where)
     finally:
         trace.invalidate()
     return core.ClosedJaxpr(jaxpr, consts)
 
 
-def _choose(pred, true_jaxpr, false_jaxpr):
-    """The outputs of the branch that `pred` picks, from the branches'
-    traced jaxprs: `lax.select` of both where `_selectable` says that is
-    safe (XLA:CPU runs a small select faster than a conditional), else
-    `lax.cond`."""
-    if not _selectable((true_jaxpr, false_jaxpr)):
-        return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(c) for c in (true_jaxpr, false_jaxpr)))
-    outs = [_inline(c.jaxpr, c.consts) for c in (true_jaxpr, false_jaxpr)]
+def _choose(pred, *branches):
+    """The outputs of the branch that `pred` picks, from each branch's
+    traced jaxpr or, for one that computes nothing, its outputs: `lax.select`
+    of both where `_selectable` says that is safe (XLA:CPU runs a small
+    select faster than a conditional), else `lax.cond`."""
+    traced = [b for b in branches if type(b) is not list]
+    if not _selectable(traced):
+        return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(b) if type(b) is not list else (lambda b=b: b)
+                                for b in branches))
+    outs = [b if type(b) is list else _inline(b.jaxpr, b.consts) for b in branches]
     return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
 
 
