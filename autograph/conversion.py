@@ -40,6 +40,7 @@ from autograph.converters import (
     directives,
     fast_paths,
     item_updates,
+    list_reads,
     logical_expressions,
     return_statements,
 )
@@ -52,7 +53,7 @@ __all__ = ["convert_function", "converted", "converted_source", "cached", "remem
 # Jump lowering runs before the scope analysis; expression converters before
 # control flow, which then sees their lambdas as plain reads.
 LOWERING = (directives, return_statements, break_statements, continue_statements)
-EXPRESSIONS = (asserts, call_trees, item_updates, conditional_expressions, logical_expressions)
+EXPRESSIONS = (asserts, call_trees, item_updates, list_reads, conditional_expressions, logical_expressions)
 
 
 class Context:

@@ -21,6 +21,7 @@ import numpy as np
 
 from autograph import captured_state, signature_cache
 from autograph.runtime.errors import recording_errors, swallowed
+from autograph.runtime.staging import places
 from autograph.runtime.tracer import context, passes, trees
 from autograph.runtime.tracer.casting import cast
 from autograph.runtime.tracer.compiler import compile_graph
@@ -197,8 +198,8 @@ class ConcreteFunction:
         if len(leaves) != len(params):
             raise TypeError(f"{self.name} was traced for {len(params)} array arguments, got {len(leaves)}")
         for leaf, p in zip(leaves, params, strict=True):
-            if isinstance(leaf, Spec) or leaf.dtype != p.dtype or leaf.ndim != len(p.shape) or any(
-                    d is not None and d != n for d, n in zip(p.shape, leaf.shape, strict=True)):
+            if isinstance(leaf, Spec) or leaf.dtype != p.dtype or leaf.ndim != len(p.static_shape) or any(
+                    d is not None and d != n for d, n in zip(p.static_shape, leaf.shape, strict=True)):
                 got = repr(leaf) if isinstance(leaf, Spec) else f"{leaf.dtype.name}{list(leaf.shape)}"
                 raise TypeError(f"argument '{p.name}' of {self.name} is {got}, the graph was traced for "
                                 f"{format_type(p)}")
@@ -283,6 +284,13 @@ def _trace(name, python_function, args, kwargs, arg_names):
             "outlives the call (a global, a closure's variable or an argument's attribute): the traced "
             "graph would not write into it again when it runs. Pass the array as an argument and return "
             "the new value (or write into a copy made inside the function)")
+    for array_name, size in captured.large:
+        logger.warning(
+            "autograph.function %s reads the numpy array '%s' (%d elements) outside its arguments: the graph "
+            "keeps it as it was when traced, and a change written into it in place later is not seen (an "
+            "array of over %d elements is not compared on every call, which would cost its size). Pass it "
+            "as an argument, or make it read-only (%s.flags.writeable = False) if it does not change",
+            name, array_name, size, places._ARRAY_LIMIT, array_name)
     outputs = []
 
     def collect(leaf):

@@ -31,6 +31,7 @@ from autograph.runtime.operators import (
     iterate,
     itruediv,
     ixor,
+    list_item,
     not_,
     or_,
     setitem,
@@ -43,7 +44,7 @@ __all__ = [
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
-    "setitem", "while_stmt",
+    "list_item", "setitem", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
     "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value",
 ]

@@ -645,6 +645,12 @@ class JaxBackend(staging.StagingBackend):
     stage_cond = staticmethod(_cond)
     stage_loop = staticmethod(_loop)
 
+    def narrowed_float(self, t):
+        if t[2] and t[1].kind == "f" and t[1].itemsize < 8:  # without jax_enable_x64: a weak float32
+            return (f"JAX without jax_enable_x64 carries it as a {t[1].name}", t[1].name,
+                    "jax.config.update('jax_enable_x64', True)")
+        return None
+
     def flatten(self, value):
         return jax.tree_util.tree_flatten(value)
 

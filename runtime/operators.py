@@ -18,13 +18,14 @@ import operator
 from autograph.runtime import backends
 from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any, unchanged
 from autograph.runtime.errors import user_location
+from autograph.runtime.staging import StagingBackend
 from autograph.runtime.staging.lists import TracedList, is_accumulating
 from autograph.runtime.staging.lists import truth_of as list_truth
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
-    "assert_stmt", "setitem", "is_python", "iterate",
+    "assert_stmt", "setitem", "list_item", "is_python", "iterate",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
 ]
@@ -315,6 +316,23 @@ def setitem(target, index, value):
             if backend is None:
                 raise
     return backend.setitem(target, index, value)
+
+
+def list_item(values, index, name):
+    """`values[index]`, where `values` is the list `name` of the converted
+    function. An index that a backend traces reads the list through the
+    backend (`StagingBackend.list_item`): Python's list indexing would need
+    its value."""
+    if type(index) is int or type(values) is not list:
+        return values[index]
+    if is_accumulating(values):
+        raise values[0].acc.read_error()
+    backend = backend_of(index)
+    # (A tracer that follows Python itself, dynamo, traces Python's indexing.)
+    if not isinstance(backend, StagingBackend) or getattr(index, "shape", None) != () \
+            or not backend.tracks_places() or backend.concrete(index) is not None:
+        return values[index]
+    return backend.list_item(values, index, name)
 
 
 # Kept importable from here for generated code: `ag__.Undefined`.

@@ -163,3 +163,31 @@ def test_random_numbers_drawn_while_tracing_are_refused(fn, source):
     assert fn(np.float64(0.0)) != fn(np.float64(0.0))
     with pytest.raises(TracingError, match=f"{fn.__name__} drew random numbers from {source} while it was traced"):
         autograph.function(fn)(np.float64(0.0))
+
+
+BIG = np.zeros((1 << 20) + 1)
+BIG_FIXED = np.zeros((1 << 20) + 1)
+BIG_FIXED.flags.writeable = False
+
+
+def _reads_big(x):
+    return x + BIG[0]
+
+
+def _reads_big_fixed(x):
+    return x + BIG_FIXED[0]
+
+
+def test_a_large_array_read_outside_the_arguments_is_named_in_a_warning(caplog):
+    # An array of over 2**20 elements is not compared on each call: a later
+    # in-place write is not seen (eager gives 6.0, the graph 1.0). Before, silently.
+    traced = autograph.function(_reads_big)
+    with caplog.at_level("WARNING", logger="autograph"):
+        assert traced(np.float64(1.0)) == _reads_big(np.float64(1.0))
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("'BIG' (1048577 elements)" in m and "_reads_big" in m and "Pass it as an argument" in m
+               for m in messages), messages
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="autograph"):
+        assert autograph.function(_reads_big_fixed)(np.float64(1.0)) == 1.0
+    assert not caplog.records  # read-only: nothing to miss

@@ -13,9 +13,10 @@ import reprlib
 import types
 
 from autograph.runtime.backends import Backend, backend_of
-from autograph.runtime.errors import user_location
+from autograph.runtime.errors import TracingError, user_location
 from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
+from autograph.runtime.staging.lists import stack
 from autograph.runtime.staging.loops import Loop, bounded_while
 from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, normalize, unflatten
 
@@ -36,6 +37,12 @@ class StagingBackend(Backend):
     #: what to do (`{name}` is the variable), for
     #: `set_loop_options(shape_invariants=...)`; None where it can.
     static_shapes = None
+
+    def narrowed_float(self, t):
+        """Where a Python float that a staged loop carries as type `t` (weak)
+        is computed in less than Python's float64: (how the backend carries
+        it, the dtype's name, how to enable float64), else None."""
+        return None
 
     # Values (backend) -------------------------------------------------------------
 
@@ -141,6 +148,20 @@ class StagingBackend(Backend):
         index = index + (index < 0) * length
         self.assert_((index >= 0) & (index < length), lambda: f"list index out of range ('{name}')")
         return rows[index]
+
+    def list_item(self, values, index, name):
+        """`values[index]` of the Python list `name` (converted code's
+        `ys[i]`), `index` a traced int: the elements, all arrays of the
+        backend of one type, stacked and read with `row_at`."""
+        types = {self.typeof(v) if self.is_value(v) and type(v) not in NUMBERS else None for v in values}
+        if len(types) != 1 or None in types:
+            what = "it is empty" if not values else (
+                "its elements are not all " + self.array + "s of one dtype and shape")
+            raise TracingError(
+                f"'{name}' is a Python list, its index is {self.traced} ({user_location()}) and {what}: "
+                f"Python's list indexing needs the index's value. Index an {self.array} instead (stack the "
+                f"list first, with autograph.stack({name}), after converting its elements to one dtype)")
+        return self.row_at(stack(values), len(values), index, name)
 
     # Shared ---------------------------------------------------------------------
 

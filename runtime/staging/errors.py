@@ -107,6 +107,14 @@ def loop_type_change(name, before_text, after_text, cast, what, loc, invariant=N
         f"it; loop variables must keep their dtype and shape across iterations{advice}")
 
 
+def narrowed_float(name, value, narrowed, what, loc):
+    how, dtype, enable = narrowed
+    return LoopStateError(
+        f"'{name}' is a Python float ({value!r}) that stays one through {what} ({loc}): Python computes "
+        f"it in float64, but {how}, so the loop would compute another value. Enable float64 ({enable}), "
+        f"or make it an array of the dtype you mean before the loop ({name} = np.{dtype}({value!r}))")
+
+
 def cannot_enter(name, type_text, what, loc):
     return LoopStateError(f"'{name}' cannot enter {what} ({loc}) as {type_text}")
 

@@ -194,6 +194,8 @@ class Loop:
             if merged[:2] != t[:2]:
                 self.types[j] = merged
                 again = True
+            elif merged[2] and type(before) is float and backend.narrowed_float(merged) is not None:
+                raise errors.narrowed_float(name, before, backend.narrowed_float(merged), what, loc)
         return again or returned and not self.reuses_returns
 
     def _invariant(self, name, before, after):

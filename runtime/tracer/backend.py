@@ -102,8 +102,8 @@ class TracerBackend(StagingBackend):
 def _len(obj):
     if type(obj) is SymbolicRange:
         return context.emit_call("len", _range_len, (obj.start, obj.stop, obj.step))
-    if _is_sym(obj) and obj.shape and obj.shape[0] is None:
-        return context.emit_call("len", builtins.len, (obj,))
+    if _is_sym(obj) and obj.static_shape and obj.static_shape[0] is None:
+        return numpy_api.dimension(obj, 0)
     return builtins.len(obj)
 
 
@@ -111,7 +111,7 @@ def _range(*args):
     if not any(_is_sym(a) for a in args):
         return builtins.range(*args)
     return SymbolicRange(*staging.range_bounds(
-        args, _is_sym, lambda a: a.shape == () and a.dtype.kind in "iub"))
+        args, _is_sym, lambda a: a.static_shape == () and a.dtype.kind in "iub"))
 
 
 def _loopable(x):
@@ -123,7 +123,7 @@ def _loopable(x):
 
 def _enumerate(iterable, start=0):
     if _loopable(iterable) and _is_sym(iterable) and (
-            type(start) is int or (_is_sym(start) and start.shape == () and start.dtype.kind in "iu")):
+            type(start) is int or (_is_sym(start) and start.static_shape == () and start.dtype.kind in "iu")):
         return SymbolicZip("enumerate", (iterable,), start)
     return builtins.enumerate(iterable, start)
 
@@ -147,7 +147,7 @@ def _minmax(pyfunc, better):
                 raise ValueError("The truth value of an array with more than one element is "
                                  "ambiguous. Use a.any() or a.all()")
             return (np.min if pyfunc is builtins.min else np.max)(x)
-        avals = {(a.shape, a.dtype, a.weak) if _is_sym(a) else type(a) for a in args}
+        avals = {(a.static_shape, a.dtype, a.weak) if _is_sym(a) else type(a) for a in args}
         if len(avals) == 1:
             # Python's own min/max on the run-time values: exact semantics.
             return context.emit_call(pyfunc.__name__, pyfunc, args)
@@ -161,7 +161,7 @@ def _minmax(pyfunc, better):
 def _sum(iterable, start=0):
     if not _is_sym(iterable):
         return builtins.sum(iterable, start)
-    if iterable.weak or not iterable.shape:
+    if iterable.weak or not iterable.static_shape:
         raise TypeError(f"'{type(iterable).__name__}' object is not iterable")
     dtype = np.dtype(int) if iterable.dtype.kind == "b" else iterable.dtype
     total = np.add.reduce(iterable, axis=0, dtype=dtype)
@@ -187,9 +187,9 @@ def _anyall(pyfunc, npfunc):
 
 
 def _integer_scalar(x, what):
-    if x.shape != () or x.dtype.kind not in "iub":
+    if x.static_shape != () or x.dtype.kind not in "iub":
         raise TypeError(f"{what} must be integer scalars, got a symbolic {x.dtype.name} array "
-                        f"of shape {x.shape}")
+                        f"of shape {x.static_shape}")
     return x
 
 

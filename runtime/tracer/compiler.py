@@ -207,7 +207,7 @@ class _Codegen:
         (`x != 0` of a scalar is `x`), for a loop test; or None."""
         if pyop(node) is operator.ne and len(node.args) == 2 and not node.kwargs:
             x, zero = node.args
-            if type(x) is SymbolicArray and x.shape == () and x.dtype.kind in "biuf" \
+            if type(x) is SymbolicArray and x.static_shape == () and x.dtype.kind in "biuf" \
                     and type(zero) in (int, float) and zero == 0:
                 return self.var(x)
         return None

@@ -198,16 +198,28 @@ def _aval_of(result):
     raise TracingError(f"cannot stage a computation that returns {t.__name__}")
 
 
+def _dimension_dummy(leaf, stand_in):
+    """The stand-in of `x.shape[k]`, `len(x)` or `x.size` of an unknown
+    dimension (numpy_api.dimension) that matches the stand-in of `x`."""
+    axis, shape = leaf.node.attrs["dimension"], leaf.node.args[0].static_shape
+    dims = [stand_in if d is None else d for d in shape]
+    return int(np.prod(dims)) if axis is None else dims[axis]
+
+
 def _dummy_maker(stand_in, fill):
     """Stand-ins of the symbolic leaves: arrays filled with `fill` (0 or 1),
     or with fill "eye" identity matrices in the last two axes (invertible,
-    positive definite: what `inv`, `solve` and `cholesky` accept)."""
+    positive definite: what `inv`, `solve` and `cholesky` accept). Fill
+    "dims" is 1, with the dimensions read from arrays (`x.shape[0]`) those
+    of the arrays' stand-ins (what `x.reshape(x.shape[0], 1)` accepts)."""
     def dummy(leaf):
         if type(leaf) is not SymbolicArray:
             return leaf
         if leaf.weak:
+            if fill == "dims" and "dimension" in leaf.node.attrs:
+                return _dimension_dummy(leaf, stand_in)
             return python_dummy(leaf.dtype, 0 if fill == 0 else 1)
-        shape = tuple(stand_in if d is None else d for d in leaf.shape)
+        shape = tuple(stand_in if d is None else d for d in leaf.static_shape)
         if fill == "eye" and len(shape) >= 2:
             return np.array(np.broadcast_to(np.eye(shape[-2], shape[-1], dtype=leaf.dtype), shape))
         base = np.full((), 0 if fill == 0 else 1, leaf.dtype)
@@ -253,11 +265,11 @@ def infer(fn, args, kwargs):
     contents 0 then 1, or identity matrices where numpy refuses those);
     dimensions that differ between the runs are unknown (None): they depend
     on unknown input dimensions or on the data."""
-    first, fill = _run(fn, args, kwargs, 2, (0, 1, "eye"))
+    first, fill = _run(fn, args, kwargs, 2, (0, 1, "eye", "dims"))
     avals, multi = _avals(first)
     try:
         # Other contents first: a result shape that depends on them differs.
-        second, _ = _run(fn, args, kwargs, 3, [f for f in (1, "eye", 0) if f != fill] + [fill])
+        second, _ = _run(fn, args, kwargs, 3, [f for f in (1, "eye", 0, "dims") if f != fill] + [fill])
     except Exception:
         return avals, multi
     avals2, _ = _avals(second)

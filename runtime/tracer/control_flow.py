@@ -44,7 +44,7 @@ def is_value(x):
 
 def typeof(x):
     if _is_sym(x):
-        return (x.shape, x.dtype, x.weak)
+        return (x.static_shape, x.dtype, x.weak)
     if _is_array(x):
         return (x.shape, x.dtype, False)
     return ((), context.weak_dtype(type(x)), True)
@@ -112,7 +112,7 @@ def cast(x, t):
         if shape != ():
             return None
         return numpy_api.astype(x, dtype)
-    if x.dtype == dtype and len(x.shape) == len(shape):
+    if x.dtype == dtype and len(x.static_shape) == len(shape):
         return x  # only dimensions became unknown
     return None
 
@@ -122,7 +122,7 @@ def predicate(flag, what, loc):
         return context.constant(bool(flag))
     if not _is_sym(flag):
         raise TracingError(f"the condition of {what} ({loc}) must be a value, got {flag!r}")
-    if flag.shape != () and (None in flag.shape or flag.size != 1):
+    if flag.static_shape != () and (None in flag.static_shape or flag.size != 1):
         raise TracingError(
             f"the condition of {what} ({loc}) must be a scalar, got {format_type(flag)}; "
             "use np.any() or np.all() to reduce it")
@@ -183,14 +183,14 @@ def counted(iterable, over_range, over_arrays):
         arrays = [a if _is_sym(a) else context.constant(a) for a in iterable.arrays]
         first = iterable.start
     else:
-        if iterable.weak or not iterable.shape:
+        if iterable.weak or not iterable.static_shape:
             raise TypeError("iteration over a 0-d array")
         arrays, first = [iterable], 0
     kind = iterable.kind if type(iterable) is SymbolicZip else None
-    static = [a.shape[0] for a in arrays if a.shape[0] is not None]
+    static = [a.static_shape[0] for a in arrays if a.static_shape[0] is not None]
     if static and min(static) == 0:
         return Counted.over_arrays(kind, arrays, first, 0, over_arrays(kind), 0)
-    dynamic = [context.emit_call("len", len, (a,)) for a in arrays if a.shape[0] is None]
+    dynamic = [numpy_api.dimension(a, 0) for a in arrays if a.static_shape[0] is None]
     lengths = ([min(static)] if static else []) + dynamic
     stop = lengths[0] if len(lengths) == 1 else context.emit_call("min", min, tuple(lengths))
     return Counted.over_arrays(kind, arrays, first, stop, over_arrays(kind),
@@ -223,12 +223,12 @@ def buffer(t, capacity, name, what, loc):
 
 def buffer_write(buffer, index, value):
     return context.emit("op", "write", _write, (buffer, index, value), {},
-                        [(buffer.shape, buffer.dtype, False)], effect=True)[0]
+                        [(buffer.static_shape, buffer.dtype, False)], effect=True)[0]
 
 
 def buffer_row(buffer, index):
     return context.emit("op", "getitem", operator.getitem, (buffer, index), {},
-                        [(buffer.shape[1:], buffer.dtype, False)])[0]
+                        [(buffer.static_shape[1:], buffer.dtype, False)])[0]
 
 
 def _rows(buffer, count):
@@ -237,4 +237,4 @@ def _rows(buffer, count):
 
 def buffer_rows(buffer, count):
     """The first `count` rows: a list's elements."""
-    return context.emit("op", "rows", _rows, (buffer, count), {}, [(buffer.shape, buffer.dtype, False)])[0]
+    return context.emit("op", "rows", _rows, (buffer, count), {}, [(buffer.static_shape, buffer.dtype, False)])[0]

@@ -116,7 +116,7 @@ def _replace_by_inputs(graph, values):
     """Makes each of `values` a new input of `graph`: every use reads the input."""
     replace = {}
     for v in values:
-        q = context.placeholder(graph, v.shape, v.dtype, v.name)
+        q = context.placeholder(graph, v.static_shape, v.dtype, v.name)
         q.weak = v.weak
         replace[v] = q
 
@@ -136,7 +136,7 @@ def _feed(value, fed):
     name = f"{'placeholder' if value.node.kind == 'placeholder' else 'value'} {value.name!r}" if value.name \
         else "a placeholder" if value.node.kind == "placeholder" else "a value"
     array = cast(fed, value.dtype, f"the value fed to {name} ({format_type(value)})")
-    shape = value.shape
+    shape = value.static_shape
     if array.ndim != len(shape) or any(d is not None and d != a for d, a in zip(shape, array.shape, strict=True)):
         raise ValueError(
             f"cannot feed a value of shape {array.shape} to a placeholder of shape "

@@ -71,7 +71,7 @@ def for_form(node, used):
             or node.outputs[k] in used or more is counter:
         return None
     if type(stop) is SymbolicArray:
-        if stop.shape != () or stop.dtype.kind not in "iu" or _inside(stop, scope):
+        if stop.static_shape != () or stop.dtype.kind not in "iu" or _inside(stop, scope):
             return None
     elif type(stop) is not int:
         return None
@@ -115,8 +115,8 @@ def for_form(node, used):
                   step=step, items=[], array=None)
     if len(arrays) == 1 and step == 1 and _const_value(start) == 0 and type(_const_value(start)) is int:
         (x,) = arrays
-        if type(x) is SymbolicArray and not x.weak and x.shape and not _inside(x, scope) and (
-                (type(stop) is int and x.shape[0] == stop)
+        if type(x) is SymbolicArray and not x.weak and x.static_shape and not _inside(x, scope) and (
+                (type(stop) is int and x.static_shape[0] == stop)
                 or (type(stop) is SymbolicArray and stop.node.kind == "op" and stop.node.fn is len
                     and len(stop.node.args) == 1 and stop.node.args[0] is x)):
             fields.update(items=items, array=x)

@@ -103,7 +103,7 @@ def format_type(value):
     """`float32[3,4]` for an array value, `int` for a Python-scalar value."""
     if value.weak:
         return _WEAK_NAMES[value.dtype.kind]
-    dims = ",".join("?" if d is None else str(d) for d in value.shape)
+    dims = ",".join("?" if d is None else str(d) for d in value.static_shape)
     return f"{value.dtype.name}[{dims}]"
 
 
@@ -226,7 +226,7 @@ class Graph(Block):
         for p in self.params:
             node = Node("placeholder", "placeholder")
             node.block = g
-            q = SymbolicArray(node, 0, p.shape, p.dtype, p.weak, p.name)
+            q = SymbolicArray(node, 0, p.static_shape, p.dtype, p.weak, p.name)
             node.outputs.append(q)
             g.params.append(q)
             mapping[p] = q
@@ -305,7 +305,7 @@ def _clone_block(src, dst, mapping):
             for p in node.attrs["params"]:
                 pn = Node("param", "param")
                 pn.block = scope
-                q = SymbolicArray(pn, 0, p.shape, p.dtype, p.weak, p.name)
+                q = SymbolicArray(pn, 0, p.static_shape, p.dtype, p.weak, p.name)
                 pn.outputs.append(q)
                 mapping[p] = q
                 params.append(q)
@@ -318,7 +318,7 @@ def _clone_block(src, dst, mapping):
             nb.outputs = [sub(v) for v in b.outputs]
             new.blocks.append(nb)
         for v in node.outputs:
-            q = SymbolicArray(new, v.index, v.shape, v.dtype, v.weak, v.name)
+            q = SymbolicArray(new, v.index, v.static_shape, v.dtype, v.weak, v.name)
             new.outputs.append(q)
             mapping[v] = q
         dst.nodes.append(new)

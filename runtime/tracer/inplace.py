@@ -59,7 +59,7 @@ def _scalar_index(index):
     for p in parts:
         if type(p) is int or type(p) is bool:
             continue
-        if _sym(p) and p.shape == () and p.dtype.kind in "iu":
+        if _sym(p) and p.static_shape == () and p.dtype.kind in "iu":
             continue
         return False
     return True
@@ -73,7 +73,7 @@ def _fresh(node, out):
     if isinstance(fn, np.ufunc):
         return True  # ufuncs allocate their results (out= is refused)
     if node.name == "getitem":
-        return out.shape == () and _scalar_index(node.args[1])
+        return out.static_shape == () and _scalar_index(node.args[1])
     if node.name == "astype":
         return True
     return False

@@ -28,6 +28,7 @@ __all__ = [
     "astype",
     "binary",
     "broadcast_shapes",
+    "dimension",
     "getitem",
     "is_symbolic",
     "item",
@@ -94,7 +95,7 @@ def _dtype_dummy(x):
 
 def _shape(x):
     if type(x) is SymbolicArray:
-        return x.shape
+        return x.static_shape
     return np.shape(x)
 
 
@@ -225,6 +226,22 @@ def asarray_override(func):
     return impl
 
 
+def _dim(x, axis):
+    return x.shape[axis]
+
+
+def dimension(x, axis):
+    """`x.shape[axis]` of an unknown dimension (`x.size` for axis None): a
+    symbolic Python int, read when the graph runs. Axis 0 is the node that
+    `len(x)` gives."""
+    aval, attrs = [((), context.weak_dtype(int), True)], {"dimension": axis}
+    if axis == 0:
+        return context.emit("op", "len", len, (x,), {}, aval, attrs=attrs)[0]
+    if axis is None:
+        return context.emit("op", "size", np.size, (x,), {}, aval, attrs=attrs)[0]
+    return context.emit("op", "dim", _dim, (x, axis), {}, aval, attrs=attrs)[0]
+
+
 def _np_shape(a):
     return a.shape
 
@@ -290,7 +307,7 @@ def astype(x, dtype):
     dtype = np.dtype(dtype)
     if x.weak:
         return context.emit("op", "astype", dtype.type, (x,), {}, [((), dtype, False)])[0]
-    return context.emit("op", "astype", _astype, (x, dtype), {}, [(x.shape, dtype, False)])[0]
+    return context.emit("op", "astype", _astype, (x, dtype), {}, [(x.static_shape, dtype, False)])[0]
 
 
 def _item(x):

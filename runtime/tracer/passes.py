@@ -186,9 +186,9 @@ def _as_const_node(value, result, block):
 
 def _evaluate(node, known):
     ins = node.inputs()
-    if node.fn in _SHAPE_ONLY and ins and ins[0] not in known and None not in ins[0].shape:
+    if node.fn in _SHAPE_ONLY and ins and ins[0] not in known and None not in ins[0].static_shape:
         first = ins[0]
-        stand_in = {first: np.zeros(first.shape, first.dtype)}
+        stand_in = {first: np.zeros(first.static_shape, first.dtype)}
         if not all(v in known or v is first for v in ins):
             return None
     elif all(v in known for v in ins):

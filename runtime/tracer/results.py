@@ -56,7 +56,7 @@ def _allocates(node, out):
     if isinstance(fn, np.ufunc) or node.name == "astype":
         return True
     if node.name == "getitem":
-        return out.shape == () and node.args[1] is not Ellipsis and not isinstance(node.args[1], tuple)
+        return out.static_shape == () and node.args[1] is not Ellipsis and not isinstance(node.args[1], tuple)
     return _impl(fn) in _ALLOCATING
 
 
@@ -158,7 +158,7 @@ def protect_results(reference, reference_outputs, graph):
             continue
         node = Node("op", "copy", copy_result, (v,))
         node.block = graph
-        out = SymbolicArray(node, 0, v.shape, v.dtype, False, v.name)
+        out = SymbolicArray(node, 0, v.static_shape, v.dtype, False, v.name)
         node.outputs.append(out)
         graph.nodes.append(node)
         copies.setdefault(v, out)

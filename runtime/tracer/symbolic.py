@@ -1,5 +1,11 @@
 """The symbolic array: a value in a graph being traced, with a static shape
-(None for an unknown dimension) and dtype.
+(`static_shape`, None for an unknown dimension) and dtype.
+
+`x.shape` is the shape as the program sees it: a tuple of Python ints for
+the known dimensions and, for an unknown one, a symbolic Python int (the
+dimension as the graph reads it when it runs), so `n = x.shape[0]` then
+`range(n)`, `n * 2` or `n == 0` compute what eager code computes (never
+with None). `x.size` is the same.
 
 A *weak* symbolic value stands for a Python scalar (a `range` counter, a
 Python number that became loop state, `int(x)`): at run time it is a Python
@@ -48,12 +54,12 @@ def _method(func_name):
 class SymbolicArray:
     """A traced value. Behaves like a numpy array of `shape` and `dtype`."""
 
-    __slots__ = ("__weakref__", "dtype", "index", "name", "node", "shape", "weak")
+    __slots__ = ("__weakref__", "dtype", "index", "name", "node", "static_shape", "weak")
 
     def __init__(self, node, index, shape, dtype, weak=False, name=None):
         self.node = node
         self.index = index
-        self.shape = shape
+        self.static_shape = shape
         self.dtype = dtype
         self.weak = weak
         self.name = name
@@ -61,15 +67,22 @@ class SymbolicArray:
     __hash__ = object.__hash__
 
     @property
+    def shape(self):
+        shape = self.static_shape
+        if None not in shape:
+            return shape
+        return tuple(_api().dimension(self, k) if d is None else d for k, d in enumerate(shape))
+
+    @property
     def ndim(self):
-        return len(self.shape)
+        return len(self.static_shape)
 
     @property
     def size(self):
-        if None in self.shape:
-            return None
+        if None in self.static_shape:
+            return _api().dimension(self, None)
         n = 1
-        for d in self.shape:
+        for d in self.static_shape:
             n *= d
         return n
 
@@ -179,19 +192,19 @@ class SymbolicArray:
             "symbolic bool")
 
     def __len__(self):
-        if not self.shape:
+        if not self.static_shape:
             raise TypeError("len() of unsized object")
-        if self.shape[0] is None:
+        if self.static_shape[0] is None:
             raise TracingError(
                 f"len() of a symbolic array whose leading dimension is unknown ({user_location()})")
-        return self.shape[0]
+        return self.static_shape[0]
 
     def __iter__(self):
-        if self.weak or not self.shape:
+        if self.weak or not self.static_shape:
             raise TypeError("iteration over a 0-d array")
-        if self.shape[0] is None:
+        if self.static_shape[0] is None:
             _no_python_iteration("a symbolic array whose leading dimension is unknown")
-        for i in range(self.shape[0]):
+        for i in range(self.static_shape[0]):
             yield self[i]
 
     def __getitem__(self, index):
@@ -291,7 +304,7 @@ class SymbolicZip:
 
     def __iter__(self):
         import builtins
-        if any(type(a) is SymbolicArray and a.shape[0] is None for a in self.arrays):
+        if any(type(a) is SymbolicArray and a.static_shape[0] is None for a in self.arrays):
             _no_python_iteration(f"{self.kind}() of a symbolic array whose leading dimension is unknown")
         if self.kind == "enumerate":
             return iter(builtins.enumerate(self.arrays[0], self.start))

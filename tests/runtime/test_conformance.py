@@ -559,6 +559,16 @@ def list_length_read_in_loop(xp):
     return f
 
 
+def list_read_at_traced_index(xp):
+    # `ys[k]` of a list of one type, `k` traced: the rows stacked, read at `k`.
+    def f(x, k):
+        ys = []
+        for v in x:
+            ys.append(v * 2)
+        return ys[k], ys[-k - 1]
+    return f
+
+
 def python_numbers_appended(xp):
     def f(x):
         ys = []
@@ -647,6 +657,8 @@ PROGRAMS = [
     (append_in_both_branches, VECTORS),
     (list_read_after_loop, VECTORS),
     (list_length_read_in_loop, VECTORS),
+    (list_read_at_traced_index, [(V([1.0, 2.0, 3.0]), np.int64(0)), (V([1.0, 2.0, 3.0]), np.int64(2)),
+                                 (V([1.0, 2.0, 3.0]), np.int64(-2))]),
     (python_numbers_appended, [(np.zeros((2, 0)),)]),
     (stacked_by_autograph, VECTORS),
     (nested_loops_append, VECTORS),
@@ -857,6 +869,13 @@ def return_value_or_fall_off(xp):
     return f
 
 
+def list_of_two_shapes_at_traced_index(xp):
+    def f(x, k):
+        ys = [x, x[:1]]
+        return ys[k]
+    return f
+
+
 ERRORS = [
     (branch_dtype_mismatch, [S(1.0)], BranchMismatchError, "y", "if x > 0",
      "in the true branch but"),
@@ -894,6 +913,8 @@ ERRORS = [
      "to grow a list in a traced loop, append to it (`ys.append(...)`)"),
     (return_value_or_fall_off, [S(-1.0)], BranchMismatchError, "return", "if x > 0",
      "false branch"),
+    (list_of_two_shapes_at_traced_index, [V([1.0, 2.0]), np.int64(1)], TracingError, "ys", "return ys[k]",
+     "its elements are not all"),
 ]
 
 

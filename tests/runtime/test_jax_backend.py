@@ -634,3 +634,43 @@ def test_non_scalar_condition_raises_as_unconverted_code_does():
     with pytest.raises(ValueError, match="truth value of an array with more than one element is "
                        "ambiguous"):
         jit(non_scalar_condition)(jnp.ones(2))
+
+
+# A Python float that stays one through a staged loop ---------------------------
+
+def _compound(n):
+    s = 1.0
+    i = 0
+    while i < n:
+        s = s * 1.0000001
+        i += 1
+    return s
+
+
+def _accumulate(x, n):
+    s = 0.0
+    for i in range(n):
+        s += x[i]
+    return s
+
+
+def test_python_float_carried_without_x64_is_refused_not_computed_in_float32():
+    # Before, jax.jit gave 1.0001192 (float32) where Python gives 1.0001000049952244.
+    expected = _compound(jnp.int32(1000))
+    with jax.enable_x64(False):
+        assert _compound(jnp.int32(1000)) == expected
+        with pytest.raises(LoopStateError) as info:
+            jit(_compound)(jnp.int32(1000))
+    message = str(info.value)
+    line = inspect.getsourcelines(_compound)[1] + 3
+    assert "'s' is a Python float (1.0)" in message and f"{__file__}:{line}" in message
+    assert "jax_enable_x64" in message and "s = np.float32(1.0)" in message
+    # With float64, or started as the array the message says, the loop is exact.
+    assert jit(_compound)(jnp.int32(1000)) == expected
+
+
+def test_python_float_that_meets_a_float32_array_in_the_loop_is_carried():
+    x = jnp.arange(4, dtype=jnp.float32)
+    with jax.enable_x64(False):
+        expected, actual = _accumulate(x, 3), jit(_accumulate)(x, 3)
+        assert actual.dtype == expected.dtype == jnp.float32 and actual == expected

@@ -269,7 +269,7 @@ def test_reading_an_accumulated_list_in_the_loop_is_an_error(run):
 
 
 def test_reading_a_list_at_a_traced_index_is_an_error():
-    with pytest.raises(TracingError, match="a symbolic value cannot index a Python list") as info:
+    with pytest.raises(TracingError, match="'ys' is a Python list, its index is symbolic") as info:
         autograph.function(read_at_traced_index)(np.int64(4))
     assert f"{__file__}:{line_of(read_at_traced_index, 'ys[i - 1]')})" in str(info.value)
 

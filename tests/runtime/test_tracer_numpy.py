@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from autograph.runtime import tracer
 
-from autograph.traced_function import function
+from autograph.traced_function import Spec, function
 
 
 def traced(fn, *args):
@@ -145,12 +145,12 @@ def test_static_attributes():
 def test_unknown_dimensions_propagate():
     with tracer.Graph() as g:
         x = g.placeholder((None, 3), "float64")
-        assert (x + 1).shape == (None, 3)
-        assert np.sum(x, axis=0).shape == (3,)
-        assert np.sum(x, axis=1).shape == (None,)
-        assert (x @ np.ones((3, 5))).shape == (None, 5)
-        assert x[x > 0].shape == (None,)
-        assert x.reshape(-1).shape == (None,)
+        assert (x + 1).static_shape == (None, 3)
+        assert np.sum(x, axis=0).static_shape == (3,)
+        assert np.sum(x, axis=1).static_shape == (None,)
+        assert (x @ np.ones((3, 5))).static_shape == (None, 5)
+        assert x[x > 0].static_shape == (None,)
+        assert x.reshape(-1).static_shape == (None,)
 
 
 def test_unsupported_function_names_it_and_points_to_py_function():
@@ -188,3 +188,54 @@ def test_symbolic_values_are_hashable_by_identity():
         y = g.placeholder((), "float64")
         d = {x: 1, y: 2}
         assert d[x] == 1 and d[y] == 2
+
+
+# `x.shape[k]` of an unknown dimension: a symbolic int, never None ------------
+
+def _shape_loop(x):
+    n = x.shape[0]
+    s = np.float64(0.0)  # (a Python float would stay one in the graph: see docs/hardening.md)
+    for i in range(n):
+        s += x[i, 0] * x.shape[1]
+    return s
+
+
+def _shape_is_none(x):
+    if x.shape[0] is None:
+        return 0.0
+    return x.sum()
+
+
+def _shape_arithmetic(x):
+    return x.shape[0] * 2 + x.shape[1], x.size, np.size(x), np.shape(x)[0] + 0, len(x)
+
+
+def _shape_tuple(x):
+    return x.shape
+
+
+def _shape_in_numpy(x):
+    return np.zeros(x.shape[0]) + x.reshape(x.shape[0], 2)[:, 0], x.reshape(x.shape)
+
+
+def _shape_condition(x):
+    if x.shape[0] > 3:
+        return x[:3].sum()
+    return x.sum()
+
+
+@pytest.mark.parametrize("f", [_shape_loop, _shape_is_none, _shape_arithmetic, _shape_tuple, _shape_in_numpy,
+                               _shape_condition])
+def test_shape_of_an_unknown_dimension_is_its_run_time_value(f):
+    # Before, x.shape[0] was None while tracing: `x.shape[0] is None` took the
+    # wrong branch, x.size and x.shape came out None, range(n) raised TypeError.
+    traced = function(f, input_signature=[Spec((None, None), "float64")])
+    for n in (0, 2, 5):
+        x = np.arange(n * 2.0).reshape(n, 2)
+        expected, actual = f(x), traced(x)
+        assert type(actual) is type(expected)
+        for e, a in zip(expected if type(expected) is tuple else (expected,),
+                        actual if type(actual) is tuple else (actual,), strict=True):
+            assert type(a) is type(e)
+            np.testing.assert_array_equal(a, e)
+    assert traced.trace_count == 1
