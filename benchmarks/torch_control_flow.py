@@ -6,8 +6,8 @@ run.
     python benchmarks/torch_control_flow.py            # prints, and writes docs/performance.md
     python benchmarks/torch_control_flow.py --no-write
 
-For each function it times one call (the best of `--repeats` timeit runs)
-of:
+For each function it times one call (the best of `--repeats` timeit runs,
+the variants taking turns) of:
 
   * `torch.compile(f)`: the original, compiled in the default mode (dynamo
     breaks the graph at each data-dependent condition and runs it in
@@ -34,6 +34,8 @@ import torch
 from torch._higher_order_ops.while_loop import while_loop
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The checkout this script is in, before an installed autograph (a worktree's own code).
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tables import markdown, publish  # noqa: E402
 
@@ -153,10 +155,17 @@ def _check(name, variant, expected, actual):
         raise SystemExit(f"{name}, {variant}: {actual} differs from the original's {expected}")
 
 
-def _time(fn, args, repeats):
-    timer = timeit.Timer(lambda: fn(*args))
-    number, _ = timer.autorange()
-    return min(timer.repeat(repeats, number)) / number
+def _times(variants, args, repeats):
+    """Per variant, the best time of one call over `repeats` timeit runs.
+    The runs of all variants take turns, so that a load on the machine that
+    comes and goes weighs on each variant alike (the ratios compare them)."""
+    timers = {variant: timeit.Timer(lambda fn=fn: fn(*args)) for variant, fn in variants.items()}
+    numbers = {variant: timer.autorange()[0] for variant, timer in timers.items()}
+    best = dict.fromkeys(variants, float("inf"))
+    for _ in range(repeats):
+        for variant, timer in timers.items():
+            best[variant] = min(best[variant], timer.timeit(numbers[variant]) / numbers[variant])
+    return best
 
 
 def main():
@@ -178,7 +187,7 @@ def main():
         for variant, fn in variants.items():
             for args in argsets:
                 _check(name, variant, f(*args), fn(*args))
-        times = {variant: _time(fn, argsets[0], options.repeats) for variant, fn in variants.items()}
+        times = _times(variants, argsets[0], options.repeats)
         compiled = times["compiled converted"] / times["compiled by hand"]
         exported = times["exported converted"] / times["exported by hand"]
         versus_original = times["compiled converted"] / times["compiled original"]
@@ -190,7 +199,7 @@ def main():
                "compiled: converted / original", "default mode: converted / original"]
     text = (markdown(header, rows) + f"\n\nTargets: converted / by hand <= {TARGET}x; "
             "converted / original <= 1x. One call, best of "
-            f"{options.repeats} timeit runs; torch {torch.__version__}, CPU, inductor.\n")
+            f"{options.repeats} timeit runs (the variants taking turns); torch {torch.__version__}, CPU, inductor.\n")
     publish("torch_control_flow", text, write=not options.no_write)
 
 

@@ -201,17 +201,20 @@ _FIXED = frozenset(_by_type)
 
 # A tracer may give symbolic numbers Python's own number types: under dynamo,
 # `type()` of an `.item()` value or of a dynamic dimension is int, float or
-# bool. `set_symbolic_numbers` installs the hook that tells them apart.
+# bool. `set_symbolic_numbers` installs the hook that tells them apart, and
+# the test of whether that tracer runs: outside it a Python number is Python
+# (what dispatch asks most, for every number in converted code).
 _NUMBER_TYPES = frozenset({bool, int, float})
-_symbolic_number = None
+_symbolic_number = _tracing = None
 
 
-def set_symbolic_numbers(hook):
+def set_symbolic_numbers(hook, tracing):
     """Installs `hook(number)`: the backend of a number whose value its
-    tracer does not know, or None. Dispatch asks it about every int, float
-    and bool, so it must return fast when no such tracer runs."""
-    global _symbolic_number
-    _symbolic_number = hook
+    tracer does not know, or None. Dispatch asks it about ints, floats and
+    bools only while `tracing()` is true (a tracer that runs the bytecode
+    of converted code, such as dynamo, sees that call as a constant)."""
+    global _symbolic_number, _tracing
+    _symbolic_number, _tracing = hook, tracing
 
 
 def backend_of(value):
@@ -222,7 +225,7 @@ def backend_of(value):
     except KeyError:
         pass
     else:
-        if found is None and _symbolic_number is not None and cls in _NUMBER_TYPES:
+        if found is None and _tracing is not None and cls in _NUMBER_TYPES and _tracing():
             return _symbolic_number(value)
         return found
     found = None

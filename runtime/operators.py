@@ -46,11 +46,13 @@ def is_python(value):
     path (see converters/fast_paths.py). A known type costs no nested call
     (which would count towards the recursion limit)."""
     t = type(value)
-    if t in _LISTS:  # one accumulated in a staged loop, or of a traced length (staging/lists.py)
+    if t is list or t is TracedList:  # accumulated in a staged loop, or of a traced length (staging/lists.py)
         return t is list and not is_accumulating(value)
     try:
-        # A number dynamo traces as a symbol has type int, float or bool.
-        return _by_type[t] is None and (backends._symbolic_number is None or backend_of(value) is None)
+        # A number dynamo traces as a symbol has type int, float or bool
+        # (backends.set_symbolic_numbers): asked only while dynamo traces.
+        return _by_type[t] is None and (backends._tracing is None or not backends._tracing()
+                                        or backend_of(value) is None)
     except KeyError:
         return backend_of(value) is None
 
@@ -66,9 +68,10 @@ def _unpack(result, count):
 
 _NOT_RUN = object()
 
-# The list types whose truth converted code asks `staging.lists.truth_of`:
-# one accumulated in a staged loop, or of a traced length, has a traced truth.
-_LISTS = (list, TracedList)
+# A list (one accumulated in a staged loop) and a TracedList (of a traced
+# length) have a traced truth: the operators ask `staging.lists.truth_of`.
+# They test the two types with `is`: dynamo guards, on every call of a
+# compiled function, each element of a tuple of types that code it traces reads.
 
 
 def if_stmt(cond, if_body, else_body, state, names):
@@ -81,7 +84,7 @@ def if_stmt(cond, if_body, else_body, state, names):
     A body given as None leaves the state unchanged (`unchanged`): the
     statement's outputs are then its state, or it has none.
     """
-    if type(cond) in _LISTS:
+    if type(cond) is list or type(cond) is TracedList:
         cond = list_truth(cond)
     backend = backend_of(cond)
     if backend is None:
@@ -128,7 +131,8 @@ def while_stmt(test, body, state, names, opts=None, first_test=_NOT_RUN):
         first_test = _NOT_RUN
         backend = backend_of(result)
         if backend is not None:
-            return unchanged(backend.while_from(result, test, body, state, names, _options(opts, done)), count)
+            opts = _options(opts, done) if opts else {}  # (a call that dynamo would guard, for no options)
+            return unchanged(backend.while_from(result, test, body, state, names, opts), count)
         if not result:
             return unchanged(state, count)
         state = _unpack(body(*state), count)
@@ -222,7 +226,7 @@ def _cell_values(fn):
 
 def if_exp(cond, if_true, if_false):
     """Functional conditional expression `if_true() if cond else if_false()`."""
-    if type(cond) in _LISTS:
+    if type(cond) is list or type(cond) is TracedList:
         cond = list_truth(cond)
     backend = backend_of(cond)
     if backend is None:
@@ -234,7 +238,7 @@ def and_(left, *rest):
     """`left and rest[0]() and rest[1]() ...`, short-circuit like Python."""
     value = left
     for i, right in enumerate(rest):
-        if type(value) in _LISTS:
+        if type(value) is list or type(value) is TracedList:
             value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
@@ -249,7 +253,7 @@ def or_(left, *rest):
     """`left or rest[0]() or rest[1]() ...`, short-circuit like Python."""
     value = left
     for i, right in enumerate(rest):
-        if type(value) in _LISTS:
+        if type(value) is list or type(value) is TracedList:
             value = list_truth(value)  # a list of a traced length: its truth
         backend = backend_of(value)
         if backend is not None:
@@ -281,7 +285,7 @@ def compare(left, ops, right, *later):
 
 def not_(value):
     """`not value`."""
-    if type(value) in _LISTS:
+    if type(value) is list or type(value) is TracedList:
         value = list_truth(value)
     backend = backend_of(value)
     if backend is None:

@@ -100,7 +100,7 @@ def prime(backend):
     from autograph.runtime.backends import claim, set_symbolic_numbers
     claim(backend, (torch.Tensor, torch.nn.Parameter, *_SYMBOLIC))
     _owner[0] = backend
-    set_symbolic_numbers(_symbolic_number)
+    set_symbolic_numbers(_symbolic_number, torch.compiler.is_dynamo_compiling)
 
 
 _owner = [None]  # the registered backend
@@ -134,82 +134,11 @@ def _is_symbolic(x):
     return type(x) in _NUMBERS and torch.compiler.is_dynamo_compiling() and not has_static_value(x)
 
 
-def _concrete(x):
-    """`bool(x)` if x's value is known, else None. A condition on a symbolic
-    number has a value when torch can decide it: on a dimension it guards
-    (as the unconverted function does), on an `.item()` value (an unbacked
-    symbol) it has none. `guard_or_false` and `guard_or_true` ask that
-    without failing, and dynamo traces both."""
-    if _is_traced(x):
-        return None
-    if _is_symbolic(x):
-        flag = x if type(x) in (bool, torch.SymBool) else x != 0
-        known = guard_or_false(flag)
-        return known if known == guard_or_true(flag) else None
-    return bool(x)
-
-
-# The helpers below ask about tensors first: dynamo guards on each element
-# of a container the code it traces reads (`_NUMBERS`), every call.
-
-def _is_value(x):
-    return isinstance(x, torch.Tensor) or type(x) in _NUMBERS
-
-
 _KINDS = {bool: 0, int: 1, float: 2}
 
 
 def _kind(dtype):
     return 0 if dtype == torch.bool else 2 if dtype.is_floating_point or dtype.is_complex else 1
-
-
-def _typeof(x):
-    """(shape, dtype, weak): weak for a Python number."""
-    if isinstance(x, torch.Tensor):
-        return (tuple(x.shape), x.dtype, False)
-    dtype = (torch.bool, torch.int64, torch.get_default_dtype())[_KINDS[type(x)]]
-    return ((), dtype, True)
-
-
-def _describe_type(t):
-    shape, dtype, weak = t
-    text = f"{str(dtype).replace('torch.', '')}[{','.join(map(str, shape))}]"
-    return text + " (from a Python number)" if weak else text
-
-
-def _merge(a, b):
-    """The type that both a and b can take as one variable, or None."""
-    if a[:2] == b[:2]:
-        return a if a[2] and b[2] else (a[0], a[1], False)
-    if a[2] and b[2]:
-        return ((), torch.promote_types(a[1], b[1]), True)
-    (weak, strong) = (a, b) if a[2] else (b, a)
-    if weak[2] and _kind(weak[1]) <= _kind(strong[1]):
-        return strong
-    return None
-
-
-def _cast(x, t):
-    """x as a tensor of type t (shape, dtype, weak)."""
-    shape, dtype, _ = t
-    if isinstance(x, torch.Tensor):
-        return x if x.dtype == dtype else x.to(dtype)
-    return torch.full(shape, x, dtype=dtype)
-
-
-def _pred(flag, what, loc):
-    """A traced condition as the boolean scalar tensor torch wants."""
-    if not isinstance(flag, torch.Tensor):
-        if _is_symbolic(flag):
-            return torch.scalar_tensor(flag, dtype=torch.bool) if type(flag) in (bool, torch.SymBool) else \
-                torch.scalar_tensor(flag) != 0
-        return torch.tensor(bool(flag))
-    if flag.numel() != 1:
-        # What `bool()` of the tensor says in unconverted code.
-        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-    if flag.dim() != 0:
-        flag = flag.reshape(())
-    return flag if flag.dtype == torch.bool else flag != 0
 
 
 def _closure_tensors(*fns):
@@ -367,27 +296,6 @@ def _has_effect(node):
     return name.endswith("_") or name in _IN_PLACE and getattr(node.target, "__module__", "") == "_operator"
 
 
-def entering(loop):
-    """`loop.init()`, after erasing the values that an earlier attempt made
-    for it and that this one does not use (a type widened)."""
-    init = tuple(loop.init())
-    discard(loop.memo.get("init", ()), init + tuple(loop.leaves))
-    loop.memo["init"] = init
-    return init
-
-
-def discard(values, kept=()):
-    """Erases the operations that made the traced tensors among `values`
-    (but those in `kept`) from the graph: values made for an attempt that
-    is traced again."""
-    for value in values:
-        if _is_traced(value) and not builtins.any(value is k for k in kept):
-            if torch.compiler.is_dynamo_compiling():
-                torch_dynamo.erase_unused(value)
-            else:
-                _erase_unused(value)
-
-
 # cond and loops ---------------------------------------------------------------
 
 def _cond(pred, branches):
@@ -398,7 +306,7 @@ def _cond(pred, branches):
             if _is_traced(t) and not builtins.any(t is i for i in inputs):
                 inputs.append(t)
         # The predicate is made once: a retried trace would leave an unused copy.
-        memo.update(inputs=inputs, mutated=set(), pred=_pred(pred, branches.what, branches.loc))
+        memo.update(inputs=inputs, mutated=set(), pred=_BACKEND.predicate(pred, branches.what, branches.loc))
     inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in `operands`
     copies = builtins.len(mutated)
 
@@ -427,7 +335,7 @@ def _loop(loop):
     if not memo:  # the first attempt
         memo.update(inputs=_closure_tensors(loop.test, loop.body), mutated=set())
     inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in the carry
-    size, init = builtins.len(inputs), entering(loop)
+    size, init = builtins.len(inputs), _BACKEND.entering(loop)
     n = builtins.len(init)  # torch calls the functions with the carry, then `inputs`
 
     def cond_fun(*args):
@@ -448,7 +356,7 @@ def _loop(loop):
     except Retry:
         raise  # traced again with `init`, or the values that replace it
     except BaseException:
-        discard(init, loop.leaves)  # the statement fails, or is traced again from the start
+        _BACKEND.discard(init, loop.leaves)  # the statement fails, or is traced again from the start
         raise
 
 
@@ -491,7 +399,10 @@ _SCALARS = frozenset({bool, int, float, complex, str, type(None)})
 _LEAF = type("Leaf", (), {"__repr__": lambda self: "*"})()
 
 
-class TorchBackend(staging.StagingBackend):
+from autograph.runtime import torch_dynamo  # noqa: E402 - it reads this module's helpers when it runs
+
+
+class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     """Stages control flow on traced tensors into torch's control-flow
     operators."""
 
@@ -528,24 +439,83 @@ class TorchBackend(staging.StagingBackend):
             _load()
             prime(self)
 
-    def concrete(self, value):
-        return _concrete(value)
+    # What dynamo traces on every staged statement is written as methods:
+    # dynamo guards each module function that the code it traces reads (on
+    # every call of the compiled function), but no method of the backend
+    # (see torch_dynamo.DynamoStaging).
 
-    is_value = staticmethod(_is_value)
-    typeof = staticmethod(_typeof)
-    merge = staticmethod(_merge)
-    cast = staticmethod(_cast)
-    describe_type = staticmethod(_describe_type)
-    predicate = staticmethod(_pred)
+    def concrete(self, x):
+        """`bool(x)` if x's value is known, else None. A condition on a symbolic
+        number has a value when torch can decide it: on a dimension it guards
+        (as the unconverted function does), on an `.item()` value (an unbacked
+        symbol) it has none. `guard_or_false` and `guard_or_true` ask that
+        without failing, and dynamo traces both."""
+        if _is_traced(x):
+            return None
+        if _is_symbolic(x):
+            flag = x if type(x) in (bool, torch.SymBool) else x != 0
+            known = guard_or_false(flag)
+            return known if known == guard_or_true(flag) else None
+        return bool(x)
+
+    # These ask about tensors first: dynamo guards on each element of a
+    # container the code it traces reads (`_NUMBERS`), every call.
+
+    def is_value(self, x):
+        return isinstance(x, torch.Tensor) or type(x) in _NUMBERS
+
+    def typeof(self, x):
+        """(shape, dtype, weak): weak for a Python number."""
+        if isinstance(x, torch.Tensor):
+            return (tuple(x.shape), x.dtype, False)
+        dtype = (torch.bool, torch.int64, torch.get_default_dtype())[_KINDS[type(x)]]
+        return ((), dtype, True)
+
+    def describe_type(self, t):
+        shape, dtype, weak = t
+        text = f"{str(dtype).replace('torch.', '')}[{','.join(map(str, shape))}]"
+        return text + " (from a Python number)" if weak else text
+
+    def merge(self, a, b):
+        """The type that both a and b can take as one variable, or None."""
+        if a[:2] == b[:2]:
+            return a if a[2] and b[2] else (a[0], a[1], False)
+        if a[2] and b[2]:
+            return ((), torch.promote_types(a[1], b[1]), True)
+        (weak, strong) = (a, b) if a[2] else (b, a)
+        if weak[2] and _kind(weak[1]) <= _kind(strong[1]):
+            return strong
+        return None
+
+    def cast(self, x, t):
+        """x as a tensor of type t (shape, dtype, weak)."""
+        shape, dtype, _ = t
+        if isinstance(x, torch.Tensor):
+            return x if x.dtype == dtype else x.to(dtype)
+        return torch.full(shape, x, dtype=dtype)
+
+    def predicate(self, flag, what, loc):
+        """A traced condition as the boolean scalar tensor torch wants."""
+        if not isinstance(flag, torch.Tensor):
+            if _is_symbolic(flag):
+                return torch.scalar_tensor(flag, dtype=torch.bool) if type(flag) in (bool, torch.SymBool) else \
+                    torch.scalar_tensor(flag) != 0
+            return torch.tensor(bool(flag))
+        if flag.numel() != 1:
+            # What `bool()` of the tensor says in unconverted code.
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if flag.dim() != 0:
+            flag = flag.reshape(())
+        return flag if flag.dtype == torch.bool else flag != 0
 
     def stage_cond(self, pred, branches):
         if torch.compiler.is_dynamo_compiling():
-            return torch_dynamo.stage_cond(self, pred, branches)
+            return self.dynamo_cond(pred, branches)
         return _cond(pred, branches)
 
     def stage_loop(self, loop):
         if torch.compiler.is_dynamo_compiling():
-            return torch_dynamo.stage_loop(self, loop)
+            return self.dynamo_loop(loop)
         return _loop(loop)
 
     def stage_while(self, test, body, state, names, opts, done=0, flag=None):
@@ -555,10 +525,29 @@ class TorchBackend(staging.StagingBackend):
         # operation: those of the first run go.
         if _is_traced(flag):
             if torch.compiler.is_dynamo_compiling():
-                torch_dynamo.erase_unused(flag)
+                self.erase_traced(flag)
             else:
                 _erase_unused(flag)
         return result
+
+    def entering(self, loop):
+        """`loop.init()`, after erasing the values that an earlier attempt made
+        for it and that this one does not use (a type widened)."""
+        init = tuple(loop.init())
+        self.discard(loop.memo.get("init", ()), init + tuple(loop.leaves))
+        loop.memo["init"] = init
+        return init
+
+    def discard(self, values, kept=()):
+        """Erases the operations that made the traced tensors among `values`
+        (but those in `kept`) from the graph: values made for an attempt that
+        is traced again."""
+        for value in values:
+            if _is_traced(value) and not builtins.any(value is k for k in kept):
+                if torch.compiler.is_dynamo_compiling():
+                    self.erase_traced(value)
+                else:
+                    _erase_unused(value)
 
     def flatten(self, value):
         if isinstance(value, torch.Tensor) or type(value) in _SCALARS or isinstance(value, Undefined):
@@ -602,12 +591,12 @@ class TorchBackend(staging.StagingBackend):
         return None
 
     def assert_(self, test, msg_fn):
-        concrete = _concrete(test)
+        concrete = self.concrete(test)
         if concrete is not None:
             return Backend.assert_(self, concrete, msg_fn)
         loc = user_location()
         message = msg_fn() if msg_fn is not None else f"assertion failed ({loc})"
-        torch._assert_async(_pred(test, "an `assert`", loc), str(message))
+        torch._assert_async(self.predicate(test, "an `assert`", loc), str(message))
         return None
 
     def setitem(self, target, index, value):
@@ -619,7 +608,5 @@ class TorchBackend(staging.StagingBackend):
     def builtin(self, func):
         return _BUILTINS.get(func)
 
-
-from autograph.runtime import torch_dynamo  # noqa: E402 - it reads this module's helpers
 
 _BACKEND = TorchBackend()  # for messages

@@ -39,10 +39,9 @@ import types
 
 from autograph.runtime import calls, errors
 from autograph.runtime import torch_backend as tb
-from autograph.runtime.staging import Retry, normalize
-from autograph.runtime.undefined import UndefinedReturnValue
+from autograph.runtime.staging import Retry
 
-__all__ = ["erase_unused", "install", "stage_cond", "stage_loop"]
+__all__ = ["DynamoStaging", "install"]
 
 _PACKAGE = __name__.split(".")[0] + "."
 
@@ -53,7 +52,7 @@ def install(torch):
     global _compiling
     _compiling = torch.compiler.is_dynamo_compiling
     calls.set_bytecode_tracer(_compiling, _outside, _ready)
-    errors.set_traced_location(_location)
+    errors.set_traced_location(_traced_location)
 
 
 def _ready():
@@ -107,9 +106,18 @@ def _converted_outside(convert, f):
 
 
 def _traced_location():
-    """'file:line' of the user's statement that dynamo is tracing."""
+    """'file:line' of the user's statement that dynamo is tracing, or None
+    where dynamo traces nothing (its stack of the user's frames is empty:
+    eager code, torch.export's non-strict mode). While dynamo traces, it
+    runs this outside the trace, as a constant (and so `_ready`): one guard
+    on every call of the compiled function, where a test of
+    `is_dynamo_compiling()` in the trace would add more."""
     from torch._guards import TracingContext
-    for frame in reversed(TracingContext.extract_stack()):
+    stack = TracingContext.extract_stack()
+    if not stack:
+        return None
+    _ready()
+    for frame in reversed(stack):
         if not frame.filename.startswith(_RUNTIME_DIR):
             return f"{frame.filename}:{frame.lineno}"
     return "<unknown>"
@@ -128,60 +136,11 @@ def _outside(convert, f):
     return getattr(_held, _converted_outside(convert, f))
 
 
-def _location():
-    """The user's location while dynamo traces, else None."""
-    if _compiling():
-        _ready()
-        return _traced_location()
-    return None
-
-
-def erase_unused(value):
-    """Erases the operations that made `value` (a tensor that nothing uses
-    and nothing will) from the graph that dynamo builds, as far back as
-    nothing else uses them."""
-    from torch._dynamo.comptime import comptime
-    comptime(_erase_local)
-
-
 def _erase_local(ctx):
     tb.erase_unused(ctx.get_local("value").as_proxy().node, None)  # dynamo keeps what the graph reads
 
 
-# cond and loops ----------------------------------------------------------------
-
-def _copies(values):
-    """`values` with each tensor leaf copied."""
-    torch = tb.torch
-    if isinstance(values, torch.Tensor):
-        return values.clone()
-    if type(values) in tb._SCALARS:
-        return values
-    return tb.pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, values)
-
-
-def _passed_through(values, leaves):
-    """Positions of the tensors among `values` that a body gives back as
-    they are: it returns them unchanged or modifies them in place (as
-    `n += 1` does), which dynamo forbids. Such a body gets copies."""
-    return {i for i, v in enumerate(values) if isinstance(v, tb.torch.Tensor)
-            and any(leaf is v for leaf in leaves)}
-
-
-def _guarded(values, mutated):
-    """`values` with copies at the positions in `mutated`."""
-    return [v.clone() if i in mutated else v for i, v in enumerate(values)]
-
-
-def _unaliased(out, probed, inputs):
-    """`out` as a body may return it: a copy if it is a view, one of the
-    body's `inputs`, or the tensor that the body's probe gave (`probed`): a
-    tensor that the body made is a new object in each run, so one that is
-    the same in both came from outside the body."""
-    if out is probed or out._base is not None or any(out is i for i in inputs):
-        return out.clone()
-    return out
-
+# Trace-time state, kept outside the trace ---------------------------------------
 
 def _probing(delta):
     """How many probes run (after adding `delta`) in the graph that dynamo
@@ -223,21 +182,6 @@ _probing._dynamo_marked_constant = True
 _probes = {}
 
 
-def _probe(fn, args):
-    """`fn(*copies)` as a probe, `copies` being `args` with each tensor
-    copied; returns (copies, result). Statements staged inside it give
-    only their types, without torch operators of their own. (Dynamo
-    forgets what a traced object's attributes become after it traces a
-    torch.cond or a while_loop, so nothing is staged before a plan is
-    settled.) What the probe adds to the graph and nothing uses is erased."""
-    _probing(1)
-    try:
-        copies = [_copies(v) for v in args]
-        return copies, fn(*copies)
-    finally:
-        _probing(-1)
-
-
 def _objects_made_here():
     """The class names of the user objects created in the graph that dynamo
     builds now (not this package's, not torch's): trace-time state."""
@@ -257,91 +201,157 @@ def _objects_made_here():
 _objects_made_here._dynamo_marked_constant = True
 
 
-def _refuse_objects_made_here(what, loc):
-    """Torch 2.13's dynamo loses the attribute writes made, after it traces a
-    torch.cond or a while_loop, to an object created inside the compiled
-    function (reads see the value from before the statement; docs/pytorch.md
-    has a repro without autograph): refused rather than a wrong result."""
-    names = _objects_made_here()
-    if names:
-        raise errors.TracingError(
-            f"{what} ({loc}) becomes a torch.cond or while_loop under torch.compile, and the compiled "
-            f"function creates an object of class {names[0]}: torch "
-            f"{tb.torch.__version__}'s dynamo loses the attribute writes made to such an object after that "
-            "statement (docs/pytorch.md), which would give a wrong result. Create the object outside the "
-            "compiled function and pass it in, or keep the values in variables or a dict")
 
+# cond and loops ----------------------------------------------------------------
 
-def stage_cond(backend, pred, branches):
-    """`torch.cond`, after a probe of both branches settles their plan."""
-    torch = tb.torch
-    memo, count = branches.memo, branches.count
-    if "mutated" not in memo:
-        mutated = set()
-        for k in (0, 1):
-            copies, result = _probe(branches.fns[k], branches.operands)
-            branches.trace(k, result)
-            mutated |= _passed_through(copies, branches.flats[k].leaves)
-        memo["mutated"] = mutated
-        branches.settle()
-    if _probing(0):
-        return branches.outputs(0)
-    _refuse_objects_made_here(branches.what, branches.loc)
-    plan, mutated = list(branches.plan), memo["mutated"]
-    probed = [flat.leaves for flat in branches.flats]
+class DynamoStaging:
+    """What the torch backend (a subclass) does while dynamo traces: its
+    helpers are methods, not module functions. Dynamo guards, on every call
+    of the compiled function, each function and constant that the code it
+    traces reads from a module, but not a method that it looks up on an
+    object whose type it checks (the backend): so the code that dynamo
+    traces on every staged statement reads as few globals as it can."""
 
-    def branch(k):
-        def run():
-            operands = _guarded(list(branches.operands), mutated)
-            result = branches.fns[k](*operands)
-            leaves = backend.flat(normalize(result, count, "branch")).leaves
-            outs = []
-            for j, (kind, t) in enumerate(plan):
-                if kind == "carried":
-                    leaf = leaves[j]
-                    value = backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
-                    outs.append(value if value is not leaf else _unaliased(value, probed[k][j], operands))
-            return tuple(outs)
-        return run
+    __slots__ = ()
 
-    if not any(kind == "carried" for kind, _ in plan):
-        return ()  # the branches give nothing that depends on the condition
-    return torch.cond(backend.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
+    def erase_traced(self, value):
+        """Erases the operations that made `value` (a tensor that nothing uses
+        and nothing will) from the graph that dynamo builds, as far back as
+        nothing else uses them."""
+        from torch._dynamo.comptime import comptime
+        comptime(_erase_local)
 
+    def _copies(self, values):
+        """`values` with each tensor leaf copied."""
+        torch = tb.torch
+        if isinstance(values, torch.Tensor):
+            return values.clone()
+        if type(values) in tb._SCALARS:
+            return values
+        return tb.pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, values)
 
-def stage_loop(backend, loop):
-    """dynamo's `while_loop`, after a probe of one iteration settles the
-    types of the carried values."""
-    torch = tb.torch
-    from torch._higher_order_ops.while_loop import while_loop
-    memo = loop.memo
-    memo.setdefault("mutated", set())
-    carry, new = _probe(lambda *carry: loop.body(*loop.unflatten(carry)), tb.entering(loop))
-    new = backend.flat(new)
-    positions = sorted(loop.types)
-    memo["mutated"] |= {i for i, j in enumerate(positions)
-                        if isinstance(carry[i], torch.Tensor) and new.leaves[j] is carry[i]}
-    if loop.check(new):
-        raise Retry
-    if _probing(0):
-        return loop.init()
-    _refuse_objects_made_here(loop.what, loop.loc)
-    mutated, probed = memo["mutated"], new.leaves
+    def _passed_through(self, values, leaves):
+        """Positions of the tensors among `values` that a body gives back as
+        they are: it returns them unchanged or modifies them in place (as
+        `n += 1` does), which dynamo forbids. Such a body gets copies."""
+        return {i for i, v in enumerate(values) if isinstance(v, tb.torch.Tensor)
+                and any(leaf is v for leaf in leaves)}
 
-    def cond_fn(*carry):
-        return loop.cond_fun(carry)
+    def _guarded(self, values, mutated):
+        """`values` with copies at the positions in `mutated`."""
+        return [v.clone() if i in mutated else v for i, v in enumerate(values)]
 
-    def body_fn(*carry):
-        new = backend.flat(loop.body(*loop.unflatten(_guarded(list(carry), mutated))))
-        outs = loop.outputs(new)
-        return tuple(v if v is not new.leaves[j] else _unaliased(v, probed[j], carry)
-                     for v, j in zip(outs, positions, strict=True))
+    def _unaliased(self, out, probed, inputs):
+        """`out` as a body may return it: a copy if it is a view, one of the
+        body's `inputs`, or the tensor that the body's probe gave (`probed`): a
+        tensor that the body made is a new object in each run, so one that is
+        the same in both came from outside the body."""
+        if out is probed or out._base is not None or any(out is i for i in inputs):
+            return out.clone()
+        return out
 
-    # A copy of each tensor that enters the loop as it is: the loop's bodies
-    # may read it from outside as well, and torch forbids a carried value to
-    # alias a tensor that they read.
-    init = tuple(v.clone() if v is loop.leaves[j] else v for v, j in zip(loop.init(), positions, strict=True))
-    # Dynamo gives the loop's outputs strides of unbacked symbols, and fails
-    # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
-    # None when lifting it to input of top-level"): a copy has plain strides.
-    return tuple(v.clone() if v.dim() else v for v in while_loop(cond_fn, body_fn, init))
+    def _probe(self, fn, args):
+        """`fn(*copies)` as a probe, `copies` being `args` with each tensor
+        copied; returns (copies, result). Statements staged inside it give
+        only their types, without torch operators of their own. (Dynamo
+        forgets what a traced object's attributes become after it traces a
+        torch.cond or a while_loop, so nothing is staged before a plan is
+        settled.) What the probe adds to the graph and nothing uses is erased."""
+        _probing(1)
+        try:
+            copies = [self._copies(v) for v in args]
+            return copies, fn(*copies)
+        finally:
+            _probing(-1)
+
+    def _refuse_objects_made_here(self, what, loc):
+        """Torch 2.13's dynamo loses the attribute writes made, after it traces a
+        torch.cond or a while_loop, to an object created inside the compiled
+        function (reads see the value from before the statement; docs/pytorch.md
+        has a repro without autograph): refused rather than a wrong result."""
+        names = _objects_made_here()
+        if names:
+            raise errors.TracingError(
+                f"{what} ({loc}) becomes a torch.cond or while_loop under torch.compile, and the compiled "
+                f"function creates an object of class {names[0]}: torch "
+                f"{tb.torch.__version__}'s dynamo loses the attribute writes made to such an object after "
+                "that statement (docs/pytorch.md), which would give a wrong result. Create the object outside "
+                "the compiled function and pass it in, or keep the values in variables or a dict")
+
+    def dynamo_cond(self, pred, branches):
+        """`torch.cond`, after a probe of both branches settles their plan."""
+        memo = branches.memo
+        if "mutated" not in memo:
+            mutated = set()
+            for k in (0, 1):
+                copies, result = self._probe(branches.fns[k], branches.operands)
+                branches.trace(k, result)
+                mutated |= self._passed_through(copies, branches.flats[k].leaves)
+            memo["mutated"] = mutated
+            branches.settle()
+        if _probing(0):
+            return branches.outputs(0)
+        self._refuse_objects_made_here(branches.what, branches.loc)
+        plan, mutated = list(branches.plan), memo["mutated"]
+        probed = [flat.leaves for flat in branches.flats]
+
+        def branch(k):
+            def run():
+                operands = self._guarded(list(branches.operands), mutated)
+                result = branches.fns[k](*operands)
+                leaves = self.flat(branches.normalize(result)).leaves
+                outs = []
+                for j, (kind, t) in enumerate(plan):
+                    if kind == "carried":
+                        leaf = leaves[j]
+                        value = branches.cast(leaf, t)
+                        outs.append(value if value is not leaf else self._unaliased(value, probed[k][j], operands))
+                # One output as it is: torch.cond's pytree then has no tuple,
+                # whose flattening dynamo would guard on every call.
+                return outs[0] if single else tuple(outs)
+            return run
+
+        carried = [kind for kind, _ in plan if kind == "carried"]  # (sum() costs dynamo's polyfills' guards)
+        if not carried:
+            return ()  # the branches give nothing that depends on the condition
+        single = len(carried) == 1
+        outs = tb.torch.cond(self.predicate(pred, branches.what, branches.loc), branch(0), branch(1), ())
+        return (outs,) if single else outs
+
+    def dynamo_loop(self, loop):
+        """dynamo's `while_loop`, after a probe of one iteration settles the
+        types of the carried values."""
+        torch = tb.torch
+        from torch._higher_order_ops.while_loop import while_loop
+        memo = loop.memo
+        memo.setdefault("mutated", set())
+        carry, new = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), self.entering(loop))
+        new = self.flat(new)
+        positions = sorted(loop.types)
+        memo["mutated"] |= {i for i, j in enumerate(positions)
+                            if isinstance(carry[i], torch.Tensor) and new.leaves[j] is carry[i]}
+        if loop.check(new):
+            raise Retry
+        if _probing(0):
+            return loop.init()
+        self._refuse_objects_made_here(loop.what, loop.loc)
+        mutated, probed = memo["mutated"], new.leaves
+
+        def cond_fn(*carry):
+            return loop.cond_fun(carry)
+
+        def body_fn(*carry):
+            new = self.flat(loop.body(*loop.unflatten(self._guarded(list(carry), mutated))))
+            outs = loop.outputs(new)
+            return tuple(v if v is not new.leaves[j] else self._unaliased(v, probed[j], carry)
+                         for v, j in zip(outs, positions, strict=True))
+
+        # A copy of each tensor that enters the loop as it is: the loop's bodies
+        # may read it from outside as well, and torch forbids a carried value to
+        # alias a tensor that they read.
+        init = tuple(v.clone() if v is loop.leaves[j] else v
+                     for v, j in zip(loop.init(), positions, strict=True))
+        # Dynamo gives the loop's outputs strides of unbacked symbols, and fails
+        # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
+        # None when lifting it to input of top-level"): a copy has plain strides.
+        return tuple(v.clone() if v.dim() else v for v in while_loop(cond_fn, body_fn, init))

@@ -71,7 +71,11 @@ class Branches:
         backend ran it."""
         if result is None:
             result = self.fns[k](*self.operands)
-        self.flats[k] = self.backend.flat(normalize(result, self.count, "branch"))
+        self.flats[k] = self.backend.flat(self.normalize(result))
+
+    def normalize(self, result):
+        """A branch's `result` as a tuple of the statement's outputs."""
+        return normalize(result, self.count, "branch")
 
     def traced(self):
         return self.flats[0] is not None and self.flats[1] is not None
@@ -107,7 +111,7 @@ class Branches:
         plan = []
         for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves, strict=True)):
             name = self.names[t_flat.owner[j]]
-            returned = _returned_once(a, b)
+            returned = self._returned_once(a, b)
             if returned is None:
                 plan.append((_STATIC, None))
                 continue
@@ -136,8 +140,7 @@ class Branches:
         out = []
         for j, (kind, t) in enumerate(self.plan):
             if kind is _CARRIED:
-                leaf = self.flats[k].leaves[j]
-                value = self.backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
+                value = self.cast(self.flats[k].leaves[j], t)
                 if value is None:
                     a, b = (self.flats[0].leaves[j], self.flats[1].leaves[j])
                     raise errors.branch_type(
@@ -146,10 +149,27 @@ class Branches:
                 out.append(value)
         return out
 
+    def cast(self, leaf, t):
+        """A branch's output `leaf` as a value of type `t` (None if it cannot
+        be): zeros where a lowered `return` has not run."""
+        return self.backend.cast(False if type(leaf) is UndefinedReturnValue else leaf, t)
+
     def carried(self):
         """(type, variable name) of each carried leaf."""
         owner = self.flats[0].owner
         return [(t, self.names[owner[j]]) for j, (kind, t) in enumerate(self.plan) if kind is _CARRIED]
+
+    # A helper that dynamo traces is a method: it guards each module function
+    # that the code it traces reads, on every call of the compiled function,
+    # but no method of an object that the trace made.
+
+    def _returned_once(self, a, b):
+        """Where a lowered `return` ran in one branch only: the value it
+        returned there (`_NO` otherwise)."""
+        if (type(a) is UndefinedReturnValue) == (type(b) is UndefinedReturnValue) \
+                or type(a) is Undefined or type(b) is Undefined:
+            return _NO
+        return b if type(a) is UndefinedReturnValue else a
 
     def result(self, outs):
         outs = iter(outs)
@@ -162,15 +182,6 @@ def computes_nothing(fn):
     break`, an `if` without `else`) or returns a value that exists already
     (the left operand of `and`), as its `trivial` attribute says."""
     return fn is None or getattr(fn, "trivial", False)
-
-
-def _returned_once(a, b):
-    """Where a lowered `return` ran in one branch only: the value it
-    returned there (`_NO` otherwise)."""
-    if (type(a) is UndefinedReturnValue) == (type(b) is UndefinedReturnValue) \
-            or type(a) is Undefined or type(b) is Undefined:
-        return _NO
-    return b if type(a) is UndefinedReturnValue else a
 
 
 _NO = object()

@@ -289,6 +289,37 @@ def test_eager_tensors_run_python():
         assert torch.equal(expected[1], actual[1]) and torch.equal(a, b)
 
 
+def countdown(n, scale):
+    total = 0
+    while n:
+        if n % 3:
+            total += (n and scale) if total < 10 else 1.5
+        n -= 1
+    return total, not total
+
+
+def test_python_numbers_do_not_ask_the_symbolic_number_hook_outside_dynamo():
+    """With the torch backend registered, dispatch tells a number that dynamo
+    traces as a symbol (type int, float or bool there) through a hook that
+    it asks only while dynamo traces: eager converted code on Python numbers
+    never calls it."""
+    import sys
+
+    from autograph.runtime import backends, torch_backend
+    hooks = {torch_backend._symbolic_number.__code__, torch_backend._is_symbolic.__code__}
+    converted = autograph.to_graph(countdown)
+    converted(2, 2.0)  # the first call converts and registers what it needs
+    assert backends._symbolic_number is torch_backend._symbolic_number  # installed: torch is loaded
+    called = set()
+    sys.setprofile(lambda frame, event, arg: called.add(frame.f_code) if event == "call" else None)
+    try:
+        result = converted(7, 2.0)
+    finally:
+        sys.setprofile(None)
+    assert result == countdown(7, 2.0)
+    assert called and not hooks & called
+
+
 # errors name the variable, the construct and the user's line ---------------
 
 def dtype_mismatch(x):

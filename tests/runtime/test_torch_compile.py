@@ -653,3 +653,50 @@ def test_an_object_made_in_the_compiled_function_runs_as_python_in_default_mode(
     function = compiled(autograph.to_graph(f), fullgraph=False)
     for x in (t(1.0, 1.0), t(-1.0, 20.0)):
         assert_same(f(x), function(x))
+
+
+# the guards that converted code costs on every call -------------------------------
+
+def _guards(f, *args):
+    """The guards that dynamo installs for `f` compiled with fullgraph=True:
+    it checks each of them on every call of the compiled function."""
+    seen = []
+
+    def keep(guards):
+        seen.extend(guards)
+        return [True] * len(guards)
+
+    torch._dynamo.reset()
+    torch.compile(f, fullgraph=True, backend="eager", options={"guard_filter_fn": keep})(*args)
+    return seen
+
+
+def _benchmark_programs():
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    import torch_control_flow
+    return torch_control_flow.CASES
+
+
+# Guards of the converted function beyond those of the hand-written
+# torch.cond / while_loop version (torch 2.13), as measured when the staging
+# core's dynamo path became methods (before: 142, 90, 122, 87): a helper that
+# becomes a module function again, or a module constant that this path
+# reads, adds some.
+_EXTRA_GUARDS = {"collatz": 105, "newton": 71, "piecewise": 86, "power iteration": 68}
+
+
+@pytest.mark.parametrize("name", list(_EXTRA_GUARDS))
+def test_converted_code_costs_few_guards_beyond_the_hand_written_version(name):
+    from autograph.runtime import torch_dynamo
+    _, f, by_hand, argsets = next(case for case in _benchmark_programs() if case[0] == name)
+    converted = _guards(autograph.to_graph(f), *argsets[0])
+    # What dynamo traces on every staged statement reads no helper of the
+    # torch backend as a module function or static method (each would be a
+    # guard): they are methods of the backend.
+    helpers = [n for n in vars(torch_dynamo.DynamoStaging) if not n.startswith("__")]
+    assert not [g.name for g in converted if ".__func__" in g.name
+                or "torch_dynamo" in g.name and any(g.name.endswith("']." + n) for n in helpers)]
+    extra = len(converted) - len(_guards(by_hand, *argsets[0]))
+    assert extra <= _EXTRA_GUARDS[name], extra
