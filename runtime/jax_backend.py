@@ -212,9 +212,9 @@ def _cond(pred, branches):
     # outputs are values of this trace.
     pred = _pred(pred, branches.what, branches.loc)
     _drop_dead_equations()
-    outs = [None, None]
-    for k in sorted((0, 1), key=branches.trivial.__getitem__):
-        outs[k] = branches.callback(k)() if branches.trivial[k] else _trace(branches.callback(k))
+    outs, trivial = [None, None], branches.trivial
+    for k in sorted((0, 1), key=trivial.__getitem__):
+        outs[k] = branches.callback(k)() if trivial[k] else _trace(branches.callback(k))
     outs = _choose(pred, *outs)
     _drop_dead_equations()
     return outs

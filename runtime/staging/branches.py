@@ -43,15 +43,19 @@ class Branches:
         def same(*state):
             return unchanged(state, count)
         self.fns = tuple(same if fn is None else fn for fn in (true_fn, false_fn))
-        # Per branch, whether it computes nothing (`computes_nothing`): a
-        # backend may run it where the `if` is, without a trace of its own.
-        self.trivial = tuple(computes_nothing(fn) for fn in (true_fn, false_fn))
+        self.given = (true_fn, false_fn)
         self.operands = tuple(operands)
         self.flats = [None, None]  # per branch, its outputs as a `Flat`
         self.plan = None           # per leaf, (_STATIC, value) or (_CARRIED, type)
         self.memo = {}             # what the backend keeps across attempts
 
     # Tracing --------------------------------------------------------------------
+
+    @property
+    def trivial(self):
+        """Per branch, whether it computes nothing (`computes_nothing`): a
+        backend may run it where the `if` is, without a trace of its own."""
+        return tuple(computes_nothing(fn) for fn in self.given)
 
     def run(self, stage):
         """`stage()` stages the branches and returns the values of the carried
