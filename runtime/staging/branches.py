@@ -26,7 +26,7 @@ from autograph.runtime.staging import errors
 from autograph.runtime.staging.values import Retry, normalize, pack, same_leaf
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
-__all__ = ["Branches"]
+__all__ = ["Branches", "computes_nothing"]
 
 _STATIC, _CARRIED = "static", "carried"
 _ATTEMPTS = 8
@@ -43,12 +43,19 @@ class Branches:
         def same(*state):
             return unchanged(state, count)
         self.fns = tuple(same if fn is None else fn for fn in (true_fn, false_fn))
+        self.given = (true_fn, false_fn)
         self.operands = tuple(operands)
         self.flats = [None, None]  # per branch, its outputs as a `Flat`
         self.plan = None           # per leaf, (_STATIC, value) or (_CARRIED, type)
         self.memo = {}             # what the backend keeps across attempts
 
     # Tracing --------------------------------------------------------------------
+
+    @property
+    def trivial(self):
+        """Per branch, whether it computes nothing (`computes_nothing`): a
+        backend may run it where the `if` is, without a trace of its own."""
+        return tuple(computes_nothing(fn) for fn in self.given)
 
     def run(self, stage):
         """`stage()` stages the branches and returns the values of the carried
@@ -177,6 +184,13 @@ class Branches:
             else:
                 leaves.append(v)
         return pack(self.flats[0].rebuild(leaves), self.count)
+
+
+def computes_nothing(fn):
+    """True for a branch that leaves the state as it is (None: `if c:
+    break`, an `if` without `else`) or returns a value that exists already
+    (the left operand of `and`), as its `trivial` attribute says."""
+    return fn is None or getattr(fn, "trivial", False)
 
 
 _NO = object()
