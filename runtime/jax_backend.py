@@ -31,11 +31,11 @@ once jax is imported, so it costs nothing to programs that do not use jax.
 """
 
 import builtins
-import inspect
 import math
 import sys
 import weakref
 
+import numpy as np
 from autograph.runtime import staging
 from autograph.runtime.backends import FROM_FIRST, Backend
 from autograph.runtime.errors import (
@@ -130,6 +130,11 @@ def _cast(x, t):
     shape, dtype, _ = t
     if isinstance(x, jax.core.Tracer) and x.dtype == dtype and x.shape == shape:
         return x  # as jnp.asarray gives it, without a call
+    if type(x) in _NUMBERS and shape == ():
+        if t[2] and _typeof(x) == t:
+            return x  # a Python number that stays one: lax takes it as it is
+        if not t[2]:
+            return np.asarray(x, dtype)  # a constant, without an operation to make it
     v = jnp.asarray(x)
     if v.dtype != dtype:
         v = lax.convert_element_type(v, dtype)
@@ -142,6 +147,8 @@ def _pred(flag, what, loc):
     """A traced condition as the boolean scalar `lax` wants."""
     if type(flag) in _NUMBERS:
         return bool(flag)
+    if isinstance(flag, jax.core.Tracer) and flag.shape == () and flag.dtype == bool:
+        return flag  # as below gives it, without asking jnp
     if jnp.size(flag) != 1:
         raise TracingError(
             f"the condition of {what} ({loc}) must be a scalar, got {_BACKEND.describe(flag)}; use "
@@ -199,11 +206,16 @@ def _recorded_equations():
 # cond ------------------------------------------------------------------------
 
 def _cond(pred, branches):
-    # Both branches are traced before anything is emitted: the second one
-    # traced settles the outputs and raises Retry if the first must change.
+    # Both branches run before anything is emitted: the second one settles
+    # the outputs and raises Retry if the first must change. A branch that
+    # computes nothing (`if c: break`) runs here, after the other one: its
+    # outputs are values of this trace.
     pred = _pred(pred, branches.what, branches.loc)
     _drop_dead_equations()
-    outs = _choose(pred, *[_trace(branches.callback(k)) for k in (0, 1)])
+    outs, trivial = [None, None], branches.trivial
+    for k in sorted((0, 1), key=trivial.__getitem__):
+        outs[k] = branches.callback(k)() if trivial[k] else _trace(branches.callback(k))
+    outs = _choose(pred, *outs)
     _drop_dead_equations()
     return outs
 
@@ -251,32 +263,52 @@ def _selectable(closed):
 
 def _trace(fn):
     """`fn()` traced into a closed jaxpr, leaving nothing in the trace that
-    calls it: as `jax.make_jaxpr(fn)()`, through the tracing function that
-    `lax.cond` uses (without `jit`'s argument handling and caches, which
-    cost more than tracing a small branch); `make_jaxpr` where jax has no
-    such function."""
+    calls it: as `jax.make_jaxpr(fn)()` (`_jaxpr_of`)."""
+    return _jaxpr_of(fn, (), "cond")
+
+
+def _jaxpr_of(fn, avals, what):
+    """`fn(*args)` for arguments of the abstract values `avals`, traced
+    into a closed jaxpr, as `jax.make_jaxpr` gives it: `fn` returns a list
+    of arrays. A child of the trace being recorded, as the one `lax.cond`
+    and `lax.while_loop` make for their functions, without what they add
+    around it (a cache keyed by the function, whose every call is new here,
+    and the inspection of its signature): that costs more than tracing a
+    small branch. Through `make_jaxpr` where jax has no such trace, or
+    checks for leaked tracers (jax_check_tracer_leaks)."""
     try:
-        from jax._src import api_util
+        from jax._src import config, core, dtypes, linear_util, source_info_util
         from jax._src.interpreters import partial_eval as pe
-        from jax._src.tree_util import FlatTree
-        no_args = FlatTree.flatten(((), {}))
+        leaks = config.check_tracer_leaks.value
     except (ImportError, AttributeError):
-        return jax.make_jaxpr(fn)()
-    # A branch takes no arguments: its signature needs no inspecting.
-    return pe.trace_to_jaxpr(fn, no_args, api_util.debug_info("cond", fn, (), {}, signature=_NO_PARAMETERS))[0]
+        leaks = True
+    if leaks:
+        return jax.make_jaxpr(lambda *args: list(fn(*args)))(
+            *[jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals])
+    debug = linear_util.DebugInfo(what, getattr(fn, "__name__", what), None, None)
+    trace = pe.DynamicJaxprTrace(debug, parent_trace=core.trace_ctx.trace)
+    try:
+        with source_info_util.reset_name_stack():
+            where = source_info_util.current()
+            args = [trace.new_arg(a, where) for a in avals]
+            with core.set_current_trace(trace):
+                outs = [trace.to_jaxpr_tracer(dtypes.canonicalize_value(x), where) for x in fn(*args)]
+            jaxpr, consts = trace.frame.to_jaxpr(trace, outs, debug, where)
+    finally:
+        trace.invalidate()
+    return core.ClosedJaxpr(jaxpr, consts)
 
 
-_NO_PARAMETERS = inspect.Signature()
-
-
-def _choose(pred, true_jaxpr, false_jaxpr):
-    """The outputs of the branch that `pred` picks, from the branches'
-    traced jaxprs: `lax.select` of both where `_selectable` says that is
-    safe (XLA:CPU runs a small select faster than a conditional), else
-    `lax.cond`."""
-    if not _selectable((true_jaxpr, false_jaxpr)):
-        return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(c) for c in (true_jaxpr, false_jaxpr)))
-    outs = [_inline(c.jaxpr, c.consts) for c in (true_jaxpr, false_jaxpr)]
+def _choose(pred, *branches):
+    """The outputs of the branch that `pred` picks, from each branch's
+    traced jaxpr or, for one that computes nothing, its outputs: `lax.select`
+    of both where `_selectable` says that is safe (XLA:CPU runs a small
+    select faster than a conditional), else `lax.cond`."""
+    traced = [b for b in branches if type(b) is not list]
+    if not _selectable(traced):
+        return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(b) if type(b) is not list else (lambda b=b: b)
+                                for b in branches))
+    outs = [b if type(b) is list else _inline(b.jaxpr, b.consts) for b in branches]
     return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
 
 
@@ -308,10 +340,12 @@ def _loop(loop):
     (`break`, `return`), as a while loop that stops when it does
     (`_bounded_while`, differentiable too)."""
     _drop_dead_equations()
-    if loop.trip_count is None:
-        carry = lax.while_loop(loop.cond_fun, loop.body_fun, loop.init())
-    elif loop.stops_early:
-        carry = _bounded_while(loop.cond_fun, loop.body_fun, loop.init(), loop.trip_count)
+    if loop.trip_count is None or loop.stops_early:
+        body, consts = _traced_body(loop)
+        if loop.trip_count is None:
+            carry = lax.while_loop(loop.cond_fun, lambda c: body(c, *consts), loop.init())
+        else:
+            carry = _bounded_while(loop.cond_fun, body, consts, loop.init(), loop.trip_count)
     elif loop.rows is not None and loop.indexed:
         # Over arrays: a scan over their rows, as hand-written code does.
         def step(c, rows):
@@ -339,9 +373,27 @@ def _loop(loop):
     return carry
 
 
-def _bounded_while(cond_fun, body_fun, init, trip_count):
-    """`lax.while_loop(cond_fun, body_fun, init)` that stops after at most
-    `trip_count` iterations, differentiable in reverse mode.
+def _traced_body(loop):
+    """The body of a `lax.while_loop` form of `loop`, traced once: `(body,
+    consts)`, where `body(carry, *consts)` copies the traced equations into
+    the trace that calls it (`_inline`). A `return` that first runs in the
+    loop joins its carry without a second trace (`Loop.reuses_returns`):
+    the traced body does not take its value."""
+    before, init = sorted(loop.types), loop.init()
+    loop.reuses_returns = True
+    closed = _jaxpr_of(lambda *carry: loop.body_fun(list(carry)), [jax.typeof(x) for x in init], "while_loop")
+    after = sorted(loop.types)
+    taken = [after.index(j) for j in before]
+    jaxpr = closed.jaxpr
+    if builtins.len(taken) == builtins.len(after):
+        return (lambda c, *consts: _inline(jaxpr, consts, *c)), list(closed.consts)
+    return (lambda c, *consts: _inline(jaxpr, consts, *[c[k] for k in taken])), list(closed.consts)
+
+
+def _bounded_while(cond_fun, body, body_consts, init, trip_count):
+    """`lax.while_loop(cond_fun, lambda c: body(c, *body_consts), init)`
+    that stops after at most `trip_count` iterations, differentiable in
+    reverse mode.
 
     Run, it is a `while_loop`: it stops as soon as `cond_fun` fails. Where
     it carries floating-point values it is a `custom_jvp` whose derivative
@@ -349,9 +401,8 @@ def _bounded_while(cond_fun, body_fun, init, trip_count):
     (a `scan`), which `jax.grad` can transpose: under `jax.grad(jax.jit(f))`
     differentiation happens after the loop is traced, so the loop must
     carry its own rule. Both forms come from one trace of each function."""
-    if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in jax.tree_util.tree_leaves(init)):
-        return lax.while_loop(cond_fun, body_fun, init)
-    body, body_consts = _closure_convert(body_fun, init)
+    if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in init):
+        return lax.while_loop(cond_fun, lambda c: body(c, *body_consts), init)
     test, cond_consts = _closure_convert(cond_fun, init)
     split = builtins.len(body_consts)
 
@@ -376,20 +427,9 @@ def _closure_convert(fn, init):
     the carry (a list of arrays): `(converted, consts)`, where
     `converted(carry, *consts)` gives the list of `fn`'s outputs, copying
     `fn`'s traced equations into the trace that calls it (`_inline`)."""
-    try:
-        from jax._src import api_util
-        from jax._src.interpreters import partial_eval as pe
-        from jax._src.tree_util import FlatTree
-        avals = FlatTree.flatten((([jax.typeof(x) for x in init],), {}))
-        dbg = api_util.debug_info("while_loop", fn, (init,), {}, signature=_ONE_PARAMETER)
-    except (ImportError, AttributeError):
-        converted, consts = jax.closure_convert(fn, init)
-        return (lambda c, *consts: jax.tree_util.tree_leaves(converted(c, *consts))), consts
-    closed = pe.trace_to_jaxpr(fn, avals, dbg)[0]
+    closed = _jaxpr_of(lambda *carry: jax.tree_util.tree_leaves(fn(list(carry))), [jax.typeof(x) for x in init],
+                       "while_loop")
     return (lambda c, *consts: _inline(closed.jaxpr, consts, *c)), list(closed.consts)
-
-
-_ONE_PARAMETER = inspect.Signature([inspect.Parameter("carry", inspect.Parameter.POSITIONAL_ONLY)])
 
 
 def _row(a, i):

@@ -254,9 +254,6 @@ def _objects_made_here():
     return names
 
 
-
-
-
 # cond and loops ----------------------------------------------------------------
 
 class DynamoStaging:

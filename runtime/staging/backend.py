@@ -310,10 +310,10 @@ class StagingBackend(Backend):
         return (not known) if known is not None else self.logical_not(value)
 
     def and_(self, left, right_fn):
-        return self.cond(left, right_fn, lambda: left, (), ("<and expression>",))
+        return self.cond(left, right_fn, _value(left), (), ("<and expression>",))
 
     def or_(self, left, right_fn):
-        return self.cond(left, lambda: left, right_fn, (), ("<or expression>",))
+        return self.cond(left, _value(left), right_fn, (), ("<or expression>",))
 
     def logical(self, op, left, right):
         # Where `left` is a boolean scalar, a cond gives `right` or `left` as
@@ -341,3 +341,12 @@ class StagingBackend(Backend):
     def over_arrays(self, kind=None):
         of = "" if kind is None else f"{kind}() of "
         return f"a `for` loop over {of}an array that is {self.traced}"
+
+
+def _value(value):
+    """The branch of `and`/`or` that gives its left operand: it computes
+    nothing (`branches.computes_nothing`)."""
+    def left():
+        return value
+    left.trivial = True
+    return left

@@ -26,7 +26,7 @@ from autograph.runtime.staging import errors
 from autograph.runtime.staging.values import Retry
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
-__all__ = ["Branches"]
+__all__ = ["Branches", "computes_nothing"]
 
 # The kinds of a plan's entries, "static" and "carried", are written as
 # literals: dynamo guards each module constant that the code it traces reads,
@@ -44,6 +44,7 @@ class Branches:
         def same(*state):
             return unchanged(state, count)
         self.fns = tuple(same if fn is None else fn for fn in (true_fn, false_fn))
+        self.given = (true_fn, false_fn)
         self.operands = tuple(operands)
         self.flats = [None, None]  # per branch, its outputs as a `Flat`
         self.plan = None           # per leaf, ("static", value) or ("carried", type)
@@ -56,6 +57,12 @@ class Branches:
         return f"an `if` whose condition is {self.backend.traced}"
 
     # Tracing --------------------------------------------------------------------
+
+    @property
+    def trivial(self):
+        """Per branch, whether it computes nothing (`computes_nothing`): a
+        backend may run it where the `if` is, without a trace of its own."""
+        return tuple(computes_nothing(fn) for fn in self.given)
 
     def run(self, stage, attempts=8):
         """`stage()` stages the branches and returns the values of the carried
@@ -198,3 +205,10 @@ class Branches:
         """What of a plan's entry the traced branches depend on."""
         kind, v = entry
         return (kind, v[:2]) if kind == "carried" else (kind,)
+
+
+def computes_nothing(fn):
+    """True for a branch that leaves the state as it is (None: `if c:
+    break`, an `if` without `else`) or returns a value that exists already
+    (the left operand of `and`), as its `trivial` attribute says."""
+    return fn is None or getattr(fn, "trivial", False)

@@ -33,6 +33,10 @@ class Loop:
     as a tuple. `stops_early`: a counted loop whose test can stop it before
     `trip_count` iterations (a `break` or `return`)."""
 
+    #: Whether the backend takes an iteration traced before a `return` in
+    #: the loop first ran as the loop's body (see `check`).
+    reuses_returns = False
+
     def __init__(self, backend, test, body, state, names, what, loc,
                  trip_count=None, counted_body=None, stops_early=False):
         self.backend, self.test, self.body = backend, test, body
@@ -141,12 +145,19 @@ class Loop:
     def check(self, new):
         """Checks one traced iteration, `new` the state after it (a `Flat`).
         Widens `types` (or sets a stand-in for a `return`) where the loop
-        must be traced again; returns True if it must."""
+        must be traced again; returns True if it must.
+
+        A `return` that first ran in this iteration needs no second trace
+        where the backend sets `reuses_returns`: its value joins the state
+        as an output of this trace (a stand-in where it had not run), which
+        the traced iteration does not take as input. That is exact: the
+        body runs only while no `return` ran (the loop's test says so), so
+        an iteration never reads the returned value it gets."""
         backend, what, loc = self.backend, self.what, self.loc
         for i, name in enumerate(self.names):
             if new.treedefs[i] != self.flat.treedefs[i]:
                 raise errors.loop_structure(name, self.state[i], new.rebuild(new.leaves)[i], what, loc)
-        again = False
+        again = returned = False
         for j, (before, after) in enumerate(zip(self.leaves, new.leaves, strict=True)):
             name = self.names[self.flat.owner[j]]
             if j not in self.types:
@@ -159,7 +170,7 @@ class Loop:
                     else:  # False, cast to the returned type, is zeros
                         self.leaves[j], self.types[j] = False, backend.typeof(after)
                         self.stand_ins.add(j)
-                    again = True
+                    returned = True
                 elif type(before) is Undefined and type(after) is not Undefined:
                     if not backend.is_value(after):
                         raise errors.defined_in_loop(name, backend.describe(after), what, loc)
@@ -186,7 +197,7 @@ class Loop:
                 again = True
             elif merged[2] and type(before) is float and backend.narrowed_float(merged) is not None:
                 raise errors.narrowed_float(name, before, backend.narrowed_float(merged), what, loc)
-        return again
+        return again or returned and not self.reuses_returns
 
     def _invariant(self, name, before, after):
         """The `shape_invariants` that would let variable `name` go from

@@ -40,11 +40,13 @@ Nothing of this runs for Python values: it is for staged statements only.
 
 import contextlib
 import types
+import weakref
 
 import numpy as np
 from autograph.runtime.backends import backend_of, unchanged
 from autograph.runtime.errors import TracingError, raised_at, user_location
 from autograph.runtime.staging import errors, lists
+from autograph.runtime.staging.branches import computes_nothing
 from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
 
@@ -471,12 +473,14 @@ def _cell_set(cell, value):
         cell.cell_contents = value
 
 
+_NAMES_OF = weakref.WeakKeyDictionary()  # code -> the names it and the code nested in it look up
+
+
 def _global_names(code):
-    names = list(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names.extend(_global_names(const))
-    return names
+    if code not in _NAMES_OF:
+        nested = [n for c in code.co_consts if isinstance(c, types.CodeType) for n in _global_names(c)]
+        _NAMES_OF[code] = code.co_names + tuple(nested)
+    return _NAMES_OF[code]
 
 
 def _module_attributes(found, names, bound):
@@ -569,6 +573,7 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
                         acc.buffer, acc.count = buffer, n
                     recorded.restore()
                 return pack(result + values + written, width + len(written))
+            run.trivial = computes_nothing(fn)
             return run
 
         try:
