@@ -1,13 +1,27 @@
 """What tests export and check in the programs that `torch.export.export`
 gives: the module that runs a converted function (`Converted`), the graphs
 (subgraphs of `cond` and `while_loop` included), the operators they call,
-and their dead nodes."""
+and their dead nodes; and the comparison of a traced run's result with the
+eager one (`assert_same`)."""
 
 import operator
 
 import torch
 
 import autograph
+
+
+def assert_same(expected, actual):
+    """`actual` (tensors, as a traced run gives them) has the structure of
+    `expected` (the eager result), and each leaf its value; tensor leaves
+    also their dtype and shape."""
+    expected, actual = (torch.utils._pytree.tree_flatten(v) for v in (expected, actual))
+    assert expected[1] == actual[1]
+    for e, a in zip(expected[0], actual[0], strict=True):
+        assert isinstance(a, torch.Tensor)
+        if isinstance(e, torch.Tensor):
+            assert (a.dtype, a.shape) == (e.dtype, e.shape)
+        torch.testing.assert_close(a, torch.as_tensor(e, dtype=a.dtype), rtol=1e-6, atol=1e-6)
 
 
 class Converted(torch.nn.Module):

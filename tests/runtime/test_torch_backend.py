@@ -18,7 +18,7 @@ from autograph.runtime.tracer.errors import (  # noqa: E402
 )
 
 import autograph  # noqa: E402
-from tests.runtime.exported_graphs import Converted  # noqa: E402
+from tests.runtime.exported_graphs import Converted, assert_same  # noqa: E402
 
 
 def export(f, *args):
@@ -35,16 +35,6 @@ def operators(exported):
 def line_of(fn, text):
     lines, start = inspect.getsourcelines(fn)
     return start + next(i for i, line in enumerate(lines) if text in line)
-
-
-def assert_same(expected, actual):
-    expected, actual = (torch.utils._pytree.tree_flatten(v) for v in (expected, actual))
-    assert expected[1] == actual[1]
-    for e, a in zip(expected[0], actual[0]):
-        assert isinstance(a, torch.Tensor)
-        if isinstance(e, torch.Tensor):
-            assert (a.dtype, a.shape) == (e.dtype, e.shape)
-        torch.testing.assert_close(a, torch.as_tensor(e, dtype=a.dtype), rtol=1e-6, atol=1e-6)
 
 
 def check(f, *argsets):

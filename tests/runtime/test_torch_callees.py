@@ -16,20 +16,10 @@ torch = pytest.importorskip("torch")
 
 import autograph  # noqa: E402
 from autograph import conversion  # noqa: E402
-from tests.runtime.exported_graphs import Converted  # noqa: E402
+from tests.runtime.exported_graphs import Converted, assert_same  # noqa: E402
 
 POSITIVE, NEGATIVE = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([-1.0, -2.0, -3.0])
 ARGSETS = [(POSITIVE,), (NEGATIVE,)]
-
-
-def assert_same(expected, actual):
-    expected, actual = (torch.utils._pytree.tree_flatten(v) for v in (expected, actual))
-    assert expected[1] == actual[1]
-    for e, a in zip(expected[0], actual[0], strict=True):
-        assert isinstance(a, torch.Tensor)
-        if isinstance(e, torch.Tensor):
-            assert (a.dtype, a.shape) == (e.dtype, e.shape)
-        torch.testing.assert_close(a, torch.as_tensor(e, dtype=a.dtype), rtol=1e-6, atol=1e-6)
 
 
 def scale_or_negate(x, k=1.0):

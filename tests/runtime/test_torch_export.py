@@ -15,7 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tests.runtime.exported_graphs import Converted, dead_nodes, targets  # noqa: E402
+from tests.runtime.exported_graphs import Converted, assert_same, dead_nodes, targets  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
 import torch_control_flow as programs  # noqa: E402
@@ -25,16 +25,6 @@ STRICT = pytest.mark.parametrize("strict", [False, True], ids=["non-strict", "st
 
 def t(*values, dtype=None):
     return torch.tensor(values[0] if len(values) == 1 else values, dtype=dtype)
-
-
-def assert_same(expected, actual):
-    expected, actual = (torch.utils._pytree.tree_flatten(v) for v in (expected, actual))
-    assert expected[1] == actual[1]
-    for e, a in zip(expected[0], actual[0], strict=True):
-        assert isinstance(a, torch.Tensor)
-        if isinstance(e, torch.Tensor):
-            assert (a.dtype, a.shape) == (e.dtype, e.shape)
-        torch.testing.assert_close(a, torch.as_tensor(e, dtype=a.dtype), rtol=1e-6, atol=1e-6)
 
 
 def check(f, *argsets, strict, dynamic_shapes=None):
