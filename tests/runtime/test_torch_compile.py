@@ -11,21 +11,12 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import autograph  # noqa: E402
-from tests.runtime.exported_graphs import Converted  # noqa: E402
+from examples.torch_compile import Refine  # noqa: E402 - the model of the example and docs/pytorch.md
+from tests.runtime.exported_graphs import Converted, assert_same  # noqa: E402
 
 
 def t(*values, dtype=None):
     return torch.tensor(values[0] if len(values) == 1 else values, dtype=dtype)
-
-
-def assert_same(expected, actual):
-    expected, actual = (torch.utils._pytree.tree_flatten(v) for v in (expected, actual))
-    assert expected[1] == actual[1]
-    for e, a in zip(expected[0], actual[0], strict=True):
-        assert isinstance(a, torch.Tensor)
-        if isinstance(e, torch.Tensor):
-            assert (a.dtype, a.shape) == (e.dtype, e.shape)
-        torch.testing.assert_close(a, torch.as_tensor(e, dtype=a.dtype), rtol=1e-6, atol=1e-6)
 
 
 def compiled(f, backend="eager", fullgraph=True):
@@ -437,26 +428,6 @@ def test_inductor():
 
 # grad modes: bodies never return their inputs or views of them ------------------
 
-class Refine(torch.nn.Module):
-    """The model of docs/pytorch.md: `and` in a loop test, read parameters."""
-
-    def __init__(self):
-        super().__init__()
-        torch.manual_seed(0)
-        self.layer = torch.nn.Linear(4, 4)
-
-    def plain_forward(self, x):
-        steps = 0
-        while steps < 100 and (torch.tanh(self.layer(x)) - x).abs().max() > 1e-4:
-            x = 0.5 * (x + torch.tanh(self.layer(x)))
-            steps += 1
-        if x.sum() < 0:
-            x = -x
-        return x, steps
-
-    forward = autograph.to_graph(plain_forward)
-
-
 @pytest.mark.parametrize("mode", [torch.no_grad, torch.inference_mode, torch.enable_grad])
 def test_inductor_in_every_grad_mode(mode):
     # The `and` gives back its left operand, which the body reads from
@@ -525,23 +496,7 @@ unregister_backend(register_backend(Backend()))  # the registry changes, as docs
 import torch
 import torch._dynamo
 
-
-class Refine(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        torch.manual_seed(0)
-        self.layer = torch.nn.Linear(4, 4)
-
-    def plain_forward(self, x):
-        steps = 0
-        while steps < 100 and (torch.tanh(self.layer(x)) - x).abs().max() > 1e-4:
-            x = 0.5 * (x + torch.tanh(self.layer(x)))
-            steps += 1
-        if x.sum() < 0:
-            x = -x
-        return x, steps
-
-    forward = autograph.to_graph(plain_forward)
+from examples.torch_compile import Refine  # its conversion runs after the registry changed
 
 
 model = Refine()
