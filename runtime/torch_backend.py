@@ -508,11 +508,21 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return None
 
     def cast(self, x, t):
-        """x as a tensor of type t (shape, dtype, weak)."""
+        """x as a tensor of type t (shape, dtype, weak); None for a Python
+        number that t's dtype cannot hold (`staging.holds`)."""
         shape, dtype, _ = t
         if isinstance(x, torch.Tensor):
             x = x if x.dtype == dtype else x.to(dtype)
             return x if tuple(x.shape) == shape else x.expand(shape).clone()  # one that stands for a number
+        if type(x) is int and dtype != torch.bool and not dtype.is_floating_point and not dtype.is_complex \
+                and not _is_symbolic(x):
+            info = torch.iinfo(dtype)
+            if not staging.holds(x, "i", info.min, info.max):
+                return None
+        elif type(x) is float and dtype.is_floating_point and not _is_symbolic(x):
+            info = torch.finfo(dtype)
+            if not staging.holds(x, "f", -float(info.max), float(info.max)):
+                return None
         return torch.full(shape, x, dtype=dtype)
 
     def same_leaf(self, a, b):
