@@ -514,16 +514,20 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         if isinstance(x, torch.Tensor):
             x = x if x.dtype == dtype else x.to(dtype)
             return x if tuple(x.shape) == shape else x.expand(shape).clone()  # one that stands for a number
+        if not torch.compiler.is_dynamo_compiling() and not self.holds(x, dtype):
+            return None  # (dynamo's torch.full raises "value cannot be converted ... without overflow")
+        return torch.full(shape, x, dtype=dtype)
+
+    def holds(self, x, dtype):
+        """`staging.holds` for a tensor's dtype."""
         if type(x) is int and dtype != torch.bool and not dtype.is_floating_point and not dtype.is_complex \
                 and not _is_symbolic(x):
             info = torch.iinfo(dtype)
-            if not staging.holds(x, "i", info.min, info.max):
-                return None
-        elif type(x) is float and dtype.is_floating_point and not _is_symbolic(x):
+            return staging.holds(x, "i", info.min, info.max)
+        if type(x) is float and dtype.is_floating_point and not _is_symbolic(x):
             info = torch.finfo(dtype)
-            if not staging.holds(x, "f", -float(info.max), float(info.max)):
-                return None
-        return torch.full(shape, x, dtype=dtype)
+            return staging.holds(x, "f", -float(info.max), float(info.max))
+        return True
 
     def same_leaf(self, a, b):
         # A tensor's type does not say its dtype: it is not the same leaf as
