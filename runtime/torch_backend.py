@@ -391,6 +391,8 @@ def _len(obj):
         step = obj.step
         sign = (1 if step > 0 else -1) if type(step) is int else torch.sign(step)
         return torch.clamp((obj.stop - obj.start + step - sign) // step, min=0)
+    if isinstance(obj, torch.Tensor) and obj.dim():
+        return obj.shape[0]  # a dynamic dimension stays symbolic: Python's len() would specialize it
     return builtins.len(obj)
 
 
@@ -513,7 +515,11 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         shape, dtype, _ = t
         if isinstance(x, torch.Tensor):
             x = x if x.dtype == dtype else x.to(dtype)
-            return x if tuple(x.shape) == shape else x.expand(shape).clone()  # one that stands for a number
+            # Only a number's 0-d stand-in has another shape than its merged
+            # type; sizes are not compared: in a while_loop body under dynamo,
+            # comparing a dynamic size with the type's (the enclosing graph's)
+            # fails in torch ("argument of type: LazyProxy").
+            return x if x.dim() == len(shape) else x.expand(shape).clone()
         if not torch.compiler.is_dynamo_compiling() and not self.holds(x, dtype):
             return None  # (dynamo's torch.full raises "value cannot be converted ... without overflow")
         return torch.full(shape, x, dtype=dtype)

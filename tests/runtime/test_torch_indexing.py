@@ -158,3 +158,51 @@ def test_eager_tensors_and_python_ints_index_as_python_does():
     assert_same(read_rows_and_items(x, 3), converted(x, 3))
     row = autograph.to_graph(count_then_read)(x, 2)
     assert row._base is x  # a view, as `x[2]` gives
+
+
+# Loops over a dimension declared dynamic -----------------------------------------
+
+def running_sums(x):
+    out = torch.zeros_like(x)
+    s = x[0] * 0
+    for i in range(x.shape[0]):
+        s = s + x[i]
+        out[i] = s
+    return out
+
+
+def reversed_copy(x):
+    n = len(x)
+    out = torch.zeros_like(x)
+    for i in range(n):
+        out[i] = x[n - 1 - i]
+    return out
+
+
+def carried_buffer(x):
+    out = torch.zeros_like(x)
+    for _ in range(x.shape[0]):
+        out = out.clone() + 1
+    return out
+
+
+@pytest.mark.parametrize("strict", [True, False], ids=["strict", "non-strict"])
+@pytest.mark.parametrize("f", [running_sums, reversed_copy, carried_buffer])
+def test_a_loop_over_a_dynamic_dimension_is_exported_once_for_every_size(f, strict):
+    # `len(x)` keeps the dimension symbolic, and a carried tensor of that size
+    # is cast without comparing its sizes (which fails in torch's while_loop).
+    n = torch.export.Dim("n", min=2)
+    exported = torch.export.export(Converted(f), (torch.arange(5.0),), dynamic_shapes=(({0: n},),), strict=strict)
+    assert "while_loop" in str(exported.graph)
+    for size in (2, 3, 7):
+        x = torch.arange(float(size)) - 1.5
+        assert_same(f(x), exported.module()(x))
+
+
+@pytest.mark.parametrize("f", [running_sums, reversed_copy, carried_buffer])
+def test_a_loop_over_a_dynamic_dimension_compiles_once(f):
+    torch._dynamo.reset()
+    compiled = torch.compile(autograph.to_graph(f), fullgraph=True, dynamic=True, backend="eager")
+    for size in (2, 3, 7):
+        x = torch.arange(float(size)) - 1.5
+        assert_same(f(x), compiled(x))
