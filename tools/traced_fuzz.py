@@ -17,9 +17,9 @@ of one signature (float64 arrays of shape SHAPE, np.float64 scalars):
     (`trace_count` stays 1);
   * with `--jax` (default: when jax imports), `jax.jit(to_graph(f))` on jax
     arrays with x64 enabled;
-  * with `--torch`, `torch.compile(to_graph(f), fullgraph=True)` on float64
-    tensors, `np` bound to tools/torch_numpy.py, against the same program
-    run eagerly on them.
+  * with `--torch`, `torch.compile(to_graph(f), fullgraph=True)` and
+    non-strict `torch.export` on float64 tensors, `np` bound to
+    tools/torch_numpy.py, against the same program run eagerly on them.
 
 Results must have equal structure, shapes and dtypes and be `np.allclose`
 (NaN equal to NaN); the arguments must not be modified. Outcomes:
@@ -31,8 +31,9 @@ Results must have equal structure, shapes and dtypes and be `np.allclose`
                apart, not a failure
   invalid      the eager run itself raised or timed out (a generator bug)
   jax          a jax failure or difference (only with --jax; counted apart)
-  torch        torch.compile raised (only with --torch; counted apart: loud)
-  torch-mismatch  a result or the arguments differ under torch.compile (silent)
+  torch        torch.compile or torch.export raised (only with --torch;
+               counted apart: loud)
+  torch-mismatch  a result or the arguments differ under either (silent)
 
 The last line is a SUMMARY.
 """
@@ -163,9 +164,10 @@ def _jax_check(source, filename, inputs, expected, timeout):
 
 def _torch_check(source, filename, inputs, timeout):
     """`torch.compile(to_graph(f), fullgraph=True)` (dynamo's graph run as it
-    is) on float64 tensors against `f` run eagerly on them, with `np` in the
-    source bound to tools/torch_numpy.py; returns (torch's errors, silent
-    differences: results, or the arguments changed otherwise)."""
+    is) and the program that non-strict `torch.export` gives, on float64
+    tensors, against `f` run eagerly on them, with `np` in the source bound to
+    tools/torch_numpy.py; returns (torch's errors, silent differences: results,
+    or the arguments changed otherwise)."""
     import torch
 
     import autograph
@@ -173,31 +175,52 @@ def _torch_check(source, filename, inputs, timeout):
     source = source.replace("import numpy as np", "import tools.torch_numpy as np", 1).replace(".copy()", ".clone()")
     try:
         fn = compile_program(source, filename)["f"]
-        torch._dynamo.reset()
-        compiled = torch.compile(autograph.to_graph(fn), fullgraph=True, backend="eager")
+        converted = autograph.to_graph(fn)
     except Exception as e:  # noqa: BLE001
-        return [f"torch.compile(to_graph(f)): {_exc_text(e)}"], []
+        return [f"to_graph(f): {_exc_text(e)}"], []
+
+    class Module(torch.nn.Module):
+        def forward(self, *args):
+            return converted(*args)
+
+    def compiled():
+        torch._dynamo.reset()
+        return torch.compile(converted, fullgraph=True, backend="eager")
+
+    def exported():
+        return torch.export.export(Module(), tuple(torch.tensor(a) for a in inputs[0]), strict=False).module()
 
     def numpy(value):
         return torch.utils._pytree.tree_map(lambda v: v.numpy() if isinstance(v, torch.Tensor) else v, value)
     errors, diffs = [], []
-    for k, args in enumerate(inputs):
-        targs = tuple(torch.tensor(a) for a in args)
-        expected, exc, changed = _run(fn, targs, timeout)
-        if exc is not None:
-            continue  # torch's semantics differ from numpy's here (the numpy run did not raise)
-        # The first call compiles: dynamo's time, not the program's.
-        result, exc, after = _run(compiled, targs, timeout if k else max(timeout, 120.0))
-        if exc is not None:
-            errors.append(f"torch f{_short(args, 200)}: {_exc_text(exc)}")
-            break
-        # The scalar `s` is a 0-d tensor here, which `s *= c` changes in place
-        # (eager) or on a staged branch's copy (docs/pytorch.md): only the
-        # arrays are compared, which the programs never change in place.
-        arrays = [k for k, a in enumerate(args) if isinstance(a, np.ndarray)]
-        if _args_changed([numpy(changed[k]) for k in arrays], [numpy(after[k]) for k in arrays]):
-            diffs.append(f"torch f{_short(args, 200)} changed its arguments otherwise than eager torch does")
-        diffs.extend(f"torch {d}" for d in _compare(numpy(expected), numpy(result)))
+    for label, make in (("torch.compile", compiled), ("torch.export", exported)):
+        try:
+            run = make()
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"{label}: {_exc_text(e)}")
+            continue
+        for k, args in enumerate(inputs):
+            targs = tuple(torch.tensor(a) for a in args)
+            expected, exc, changed = _run(fn, targs, timeout)
+            if exc is not None:
+                continue  # torch's semantics differ from numpy's here (the numpy run did not raise)
+            # The first call compiles: dynamo's time, not the program's.
+            result, exc, after = _run(run, targs, timeout if k else max(timeout, 120.0))
+            if exc is not None:
+                errors.append(f"{label} f{_short(args, 200)}: {_exc_text(exc)}")
+                break
+            # The scalar `s` is a 0-d tensor here, which `s *= c` changes in
+            # place (eager) or on a staged branch's copy (docs/pytorch.md): only
+            # the arrays are compared, which the programs never change in place.
+            arrays = [j for j, a in enumerate(args) if isinstance(a, np.ndarray)]
+            if _args_changed([numpy(changed[j]) for j in arrays], [numpy(after[j]) for j in arrays]):
+                diffs.append(f"{label} f{_short(args, 200)} changed its arguments otherwise than eager torch does")
+            fake = [v for v in torch.utils._pytree.tree_leaves(result) if isinstance(v, torch.Tensor)
+                    and type(v) is not torch.Tensor]
+            if fake:
+                errors.append(f"{label} f{_short(args, 200)} returned a {type(fake[0]).__name__}")
+                break
+            diffs.extend(f"{label} {d}" for d in _compare(numpy(expected), numpy(result)))
     return errors, diffs
 
 
@@ -438,7 +461,7 @@ def main(argv=None):
           f"{counts['passed']} passed, {counts['mismatch']} mismatched, {counts['crash']} crashed, "
           f"{counts['limitation']} hit documented limitations, {counts['invalid']} invalid, "
           + (f"{counts['jax']} jax failures, " if use_jax else "jax not run, ")
-          + (f"{counts['torch']} raised under torch.compile, {counts['torch-mismatch']} differed under it, "
+          + (f"{counts['torch']} raised under torch, {counts['torch-mismatch']} differed under it, "
              if opts.torch else "torch not run, ")
           + f"{elapsed:.1f}s")
     return 1 if counts["mismatch"] or counts["crash"] or counts["torch-mismatch"] else 0
