@@ -208,16 +208,105 @@ def _recorded_equations():
 def _cond(pred, branches):
     # Both branches run before anything is emitted: the second one settles
     # the outputs and raises Retry if the first must change. A branch that
-    # computes nothing (`if c: break`) runs here, after the other one: its
-    # outputs are values of this trace.
+    # computes nothing (`if c: break`) runs after the other one.
     pred = _pred(pred, branches.what, branches.loc)
     _drop_dead_equations()
+    eqns = _recorded_equations()
+    outs = _cond_traced(pred, branches) if eqns is None else _cond_here(pred, branches, eqns)
+    _drop_dead_equations()
+    return outs
+
+
+def _cond_here(pred, branches, eqns):
+    """The `if` where the current trace records a jaxpr (`eqns`, its
+    equations so far): both branches are traced into it, one after the
+    other, as the code of a `select` would be. Where `_selectable` takes
+    the equations each recorded, their outputs are selected; otherwise
+    (effects, loops, conds, more work than the rule allows) the equations
+    are moved out of the trace into one jaxpr per branch (`_closed`), which
+    `lax.cond` runs: nothing of them, effects above all, stays where it
+    would run whichever way the program goes. Each branch is traced once."""
+    trivial, start = branches.trivial, len(eqns)
+    outs, spans = [None, None], [None, None]
+    try:
+        for k in sorted((0, 1), key=trivial.__getitem__):
+            mark = len(eqns)
+            outs[k] = branches.callback(k)()
+            spans[k] = (mark, len(eqns))
+        recorded = [_live(eqns[a:b]) for a, b in spans]
+        if _selectable([r for r, t in zip(recorded, trivial) if not t], branches):
+            return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
+        closed = [_closed(r, o) for r, o in zip(recorded, outs)]
+    except BaseException:
+        _unrecord(eqns, start)  # a branch that raised (Retry: traced again), or settled
+        raise
+    _unrecord(eqns, start)
+    del recorded, outs
+    return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(c) for c in closed))
+
+
+def _live(entries):
+    """The equations of `entries` (a part of a frame's `tracing_eqns`) that
+    are still there: those held weakly may be gone."""
+    eqns = []
+    for e in entries:
+        if type(e) is weakref.ReferenceType:
+            e = e()
+        if e is not None:
+            eqns.append(e)
+    return eqns
+
+
+def _unrecord(eqns, start):
+    """Takes the equations recorded from `start` on out of the trace: those
+    with effects at once, the others once nothing uses their results (held
+    weakly, as `_drop_dead_equations` does)."""
+    kept = []
+    for e in eqns[start:]:
+        if type(e) is weakref.ReferenceType:
+            kept.append(e)
+        elif not e.effects:
+            kept.append(weakref.ref(e))
+    eqns[start:] = kept
+
+
+def _closed(recorded, outs):
+    """The closed jaxpr of the equations `recorded` (of the trace being
+    recorded) that compute `outs`: what they read from before them is its
+    constants, the tracers themselves (as `lax.cond` takes a function's
+    closure)."""
+    from jax._src import core, dtypes, linear_util, source_info_util
+    from jax._src.interpreters import partial_eval as pe
+    trace, where = core.trace_ctx.trace, source_info_util.current()
+    made, free, body = set(), {}, []
+    for e in recorded:
+        for t in e.in_tracers:
+            if type(t.val) is core.Var and t.val not in made:
+                free.setdefault(t.val, t)
+        made.update(e.outvars)
+        body.append(core.JaxprEqn([t.val for t in e.in_tracers], e.outvars, e.primitive, e.params, e.effects,
+                                  e.source_info, e.ctx))
+    outvars = []
+    for x in outs:
+        t = trace.to_jaxpr_tracer(x if _is_tracer(x) else dtypes.canonicalize_value(x), where)
+        if type(t.val) is core.Var and t.val not in made:
+            free.setdefault(t.val, t)
+        outvars.append(t.val)
+    constvars = list(free)
+    jaxpr = core.Jaxpr(constvars, [], outvars, body, pe.make_jaxpr_effects(constvars, [], outvars, body),
+                       linear_util.DebugInfo("cond", "branch", None, None))
+    return core.ClosedJaxpr(jaxpr, [free[v] for v in constvars])
+
+
+def _cond_traced(pred, branches):
+    """The `if` where the current trace records no jaxpr (an eager `vmap`
+    or `grad` of converted code, say) or jax has none to record into: each
+    branch traced into a jaxpr of its own (`_trace`) unless it computes
+    nothing, then `_choose`."""
     outs, trivial = [None, None], branches.trivial
     for k in sorted((0, 1), key=trivial.__getitem__):
         outs[k] = branches.callback(k)() if trivial[k] else _trace(branches.callback(k))
-    outs = _choose(pred, *outs)
-    _drop_dead_equations()
-    return outs
+    return _choose(pred, branches, *outs)
 
 
 # Primitives whose derivative is finite wherever their operands are: where a
@@ -231,33 +320,35 @@ _SMOOTH = frozenset("""
 SELECT_MAX_ELEMENTS = 64
 
 
-def _selectable(closed):
-    """The rule for `select`: both branches together compute at most
-    SELECT_MAX_ELEMENTS array elements (the sizes of their equations'
+def _selectable(recorded, branches):
+    """The rule for `select`, on the equations that the branches recorded
+    (a list per branch that computes something): together they compute at
+    most SELECT_MAX_ELEMENTS array elements (the sizes of their equations'
     results, nested equations included: 64 scalar operations, or one on an
-    array of 64 elements), have no effects (print,
-    assert, callbacks) and no loops or conds; and either every output is an
-    integer or boolean, or every primitive is one of _SMOOTH (so that
-    `jax.grad` through the branch not taken adds zeros, never NaN)."""
+    array of 64 elements), have no effects (print, assert, callbacks) and no
+    loops or conds; and either every output of the `if` is an integer or
+    boolean, or every primitive is one of _SMOOTH (so that `jax.grad`
+    through the branch not taken adds zeros, never NaN)."""
     seen, count = set(), 0
-    stack = [c.jaxpr for c in closed]
+    stack = list(recorded)
     while stack:
-        jaxpr = stack.pop()
-        if jaxpr.effects:
-            return False
-        for eqn in jaxpr.eqns:
+        for eqn in stack.pop():
+            if eqn.effects:
+                return False
             count += builtins.sum(math.prod(d if type(d) is int else SELECT_MAX_ELEMENTS + 1
                                             for d in getattr(v.aval, "shape", ())) for v in eqn.outvars)
             seen.add(eqn.primitive.name)
             for param in eqn.params.values():
                 inner = getattr(param, "jaxpr", param)
                 if hasattr(inner, "eqns"):
-                    stack.append(inner)
+                    stack.append(inner.eqns)
                 elif isinstance(param, (tuple, list)) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
                     return False  # branches of a cond
-    if count > SELECT_MAX_ELEMENTS or seen & {"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"}:
+        if count > SELECT_MAX_ELEMENTS:
+            return False
+    if seen & {"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"}:
         return False
-    exact = not builtins.any(jnp.issubdtype(v.aval.dtype, jnp.inexact) for c in closed for v in c.jaxpr.outvars)
+    exact = not builtins.any(jnp.issubdtype(t[1], jnp.inexact) for t, _ in branches.carried())
     return exact or seen <= _SMOOTH
 
 
@@ -299,16 +390,16 @@ def _jaxpr_of(fn, avals, what):
     return core.ClosedJaxpr(jaxpr, consts)
 
 
-def _choose(pred, *branches):
+def _choose(pred, branches, *outs):
     """The outputs of the branch that `pred` picks, from each branch's
     traced jaxpr or, for one that computes nothing, its outputs: `lax.select`
     of both where `_selectable` says that is safe (XLA:CPU runs a small
     select faster than a conditional), else `lax.cond`."""
-    traced = [b for b in branches if type(b) is not list]
-    if not _selectable(traced):
+    traced = [b for b in outs if type(b) is not list]
+    if not _selectable([c.jaxpr.eqns for c in traced], branches):
         return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(b) if type(b) is not list else (lambda b=b: b)
-                                for b in branches))
-    outs = [b if type(b) is list else _inline(b.jaxpr, b.consts) for b in branches]
+                                for b in outs))
+    outs = [b if type(b) is list else _inline(b.jaxpr, b.consts) for b in outs]
     return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
 
 
