@@ -432,11 +432,13 @@ def _loop(loop):
     (`_bounded_while`, differentiable too)."""
     _drop_dead_equations()
     if loop.trip_count is None or loop.stops_early:
-        body, consts = _traced_body(loop)
+        body = _traced_body(loop)
+        init = loop.init()
+        test = _jaxpr_of(lambda *carry: [loop.cond_fun(list(carry))], [jax.typeof(x) for x in init], "while_loop")
         if loop.trip_count is None:
-            carry = lax.while_loop(loop.cond_fun, lambda c: body(c, *consts), loop.init())
+            carry = _while(test, body, init)
         else:
-            carry = _bounded_while(loop.cond_fun, body, consts, loop.init(), loop.trip_count)
+            carry = _bounded_while(test, body, init, loop.trip_count)
     elif loop.rows is not None and loop.indexed:
         # Over arrays: a scan over their rows, as hand-written code does.
         def step(c, rows):
@@ -465,62 +467,73 @@ def _loop(loop):
 
 
 def _traced_body(loop):
-    """The body of a `lax.while_loop` form of `loop`, traced once: `(body,
-    consts)`, where `body(carry, *consts)` copies the traced equations into
-    the trace that calls it (`_inline`). A `return` that first runs in the
-    loop joins its carry without a second trace (`Loop.reuses_returns`):
-    the traced body does not take its value."""
+    """The body of a `lax.while_loop` form of `loop`, traced once into a
+    closed jaxpr from the carry to the carry. A `return` that first runs in
+    the loop joins its carry without a second trace (`Loop.reuses_returns`):
+    the traced body does not read its value (an input of the jaxpr that
+    nothing uses)."""
     before, init = sorted(loop.types), loop.init()
     loop.reuses_returns = True
     closed = _jaxpr_of(lambda *carry: loop.body_fun(list(carry)), [jax.typeof(x) for x in init], "while_loop")
     after = sorted(loop.types)
-    taken = [after.index(j) for j in before]
-    jaxpr = closed.jaxpr
-    if builtins.len(taken) == builtins.len(after):
-        return (lambda c, *consts: _inline(jaxpr, consts, *c)), list(closed.consts)
-    return (lambda c, *consts: _inline(jaxpr, consts, *[c[k] for k in taken])), list(closed.consts)
+    if builtins.len(before) == builtins.len(after):
+        return closed
+    jaxpr, given = closed.jaxpr, {after.index(j): v for j, v in zip(before, closed.jaxpr.invars)}
+    invars = [given[k] if k in given else jax.extend.core.Var(jaxpr.outvars[k].aval) for k in range(len(after))]
+    return jax.extend.core.ClosedJaxpr(jaxpr.replace(invars=invars), closed.consts)
 
 
-def _bounded_while(cond_fun, body, body_consts, init, trip_count):
-    """`lax.while_loop(cond_fun, lambda c: body(c, *body_consts), init)`
-    that stops after at most `trip_count` iterations, differentiable in
-    reverse mode.
+def _while(test, body, init):
+    """`lax.while_loop` of a loop whose test and body are traced already
+    (closed jaxprs of the carry): what `lax.while_loop` binds once it has
+    traced its functions, the primitive `while` of the two jaxprs, where
+    jax has it and the body keeps the carry's types (but weak types, as
+    `lax.while_loop` allows: a Python number that enters may leave as an
+    array of its dtype). Otherwise `lax.while_loop` of functions that copy
+    the jaxprs' equations (`_inline`)."""
+    try:
+        from jax._src import core
+        from jax._src.interpreters import partial_eval as pe
+        from jax._src.lax.control_flow.loops import while_p
+        kept = builtins.all(core.typematch(jax.typeof(x), t) for x, t in zip(init, body.out_avals, strict=True))
+    except (ImportError, AttributeError):
+        kept = False
+    if not kept:
+        return lax.while_loop(lambda c: _inline(test.jaxpr, test.consts, *c)[0],
+                              lambda c: _inline(body.jaxpr, body.consts, *c), init)
+    cond_jaxpr, cond_consts = pe.separate_consts(test)
+    body_jaxpr, body_consts = pe.separate_consts(body)
+    return while_p.bind(*cond_consts, *body_consts, *init, cond_nconsts=builtins.len(cond_consts),
+                        cond_jaxpr=cond_jaxpr, body_nconsts=builtins.len(body_consts), body_jaxpr=body_jaxpr)
 
-    Run, it is a `while_loop`: it stops as soon as `cond_fun` fails. Where
-    it carries floating-point values it is a `custom_jvp` whose derivative
-    is that of `trip_count` iterations of `cond(cond_fun(c), body_fun, id)`
-    (a `scan`), which `jax.grad` can transpose: under `jax.grad(jax.jit(f))`
+
+def _bounded_while(test, body, init, trip_count):
+    """`_while(test, body, init)` that stops after at most `trip_count`
+    iterations, differentiable in reverse mode.
+
+    Run, it is a `while_loop`: it stops as soon as `test` fails. Where it
+    carries floating-point values it is a `custom_jvp` whose derivative is
+    that of `trip_count` iterations of `cond(test(c), body, id)` (a `scan`),
+    which `jax.grad` can transpose: under `jax.grad(jax.jit(f))`
     differentiation happens after the loop is traced, so the loop must
     carry its own rule. Both forms come from one trace of each function."""
     if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in init):
-        return lax.while_loop(cond_fun, lambda c: body(c, *body_consts), init)
-    test, cond_consts = _closure_convert(cond_fun, init)
-    split = builtins.len(body_consts)
-
-    def cond(c, *consts):
-        return test(c, *consts)[0]
+        return _while(test, body, init)
+    split = builtins.len(body.consts)
 
     def as_while(init, *consts):
-        return lax.while_loop(lambda c: cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), init)
+        return _while(jax.extend.core.ClosedJaxpr(test.jaxpr, consts[split:]),
+                      jax.extend.core.ClosedJaxpr(body.jaxpr, consts[:split]), init)
 
     def as_scan(init, *consts):
         def iteration(_, c):
-            return lax.cond(cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), lambda c: c, c)
+            return lax.cond(_inline(test.jaxpr, consts[split:], *c)[0],
+                            lambda c: _inline(body.jaxpr, consts[:split], *c), lambda c: c, c)
         return lax.fori_loop(0, trip_count, iteration, init)
 
     loop = jax.custom_jvp(as_while)
     loop.defjvp(lambda primals, tangents: jax.jvp(as_scan, primals, tangents))
-    return loop(init, *body_consts, *cond_consts)
-
-
-def _closure_convert(fn, init):
-    """`jax.closure_convert(fn, init)` for a loop's test or body, which take
-    the carry (a list of arrays): `(converted, consts)`, where
-    `converted(carry, *consts)` gives the list of `fn`'s outputs, copying
-    `fn`'s traced equations into the trace that calls it (`_inline`)."""
-    closed = _jaxpr_of(lambda *carry: jax.tree_util.tree_leaves(fn(list(carry))), [jax.typeof(x) for x in init],
-                       "while_loop")
-    return (lambda c, *consts: _inline(closed.jaxpr, consts, *c)), list(closed.consts)
+    return loop(init, *body.consts, *test.consts)
 
 
 def _row(a, i):
