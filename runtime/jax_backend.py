@@ -443,8 +443,8 @@ def _loop(loop):
         # Over arrays: a scan over their rows, as hand-written code does.
         def step(c, rows):
             loop.rows[0] = rows
-            return loop.counted_body_fun(c), None
-        carry = lax.scan(step, loop.init(), loop.rows[1])[0]
+            return loop.counted_body_fun(c)
+        carry = _scan(step, loop.init(), loop.rows[1], loop.trip_count)
     else:
         # The loop's counter (its first carried value) is not carried: a scan
         # needs none (the body reads the rows), a fori_loop has its own.
@@ -452,15 +452,16 @@ def _loop(loop):
         if loop.rows is not None:
             def scan_step(c, rows):
                 loop.rows[0] = rows
-                return loop.counted_body_fun([start] + c)[1:], None
-            carry = lax.scan(scan_step, loop.init()[1:], loop.rows[1])[0]
+                return loop.counted_body_fun([start] + c)[1:]
+            carry = _scan(scan_step, loop.init()[1:], loop.rows[1], loop.trip_count)
         else:
-            def body(k, c):
-                out = loop.counted_body_fun([k if step == 1 else start + k * step] + c)[1:]
+            def body(c, _):
+                k = c[0]
+                out = loop.counted_body_fun([k if step == 1 else start + k * step] + c[1:])[1:]
                 _drop_dead_equations()  # the counter's own step
-                return out
-            first = start if step == 1 else 0
-            carry = lax.fori_loop(first, first + loop.trip_count, body, loop.init()[1:])
+                return [k + 1] + out
+            first = start if step == 1 else 0  # a Python int: the index is weakly typed, as fori_loop's
+            carry = _scan(body, [first] + loop.init()[1:], (), loop.trip_count)[1:]
         carry = [start + loop.trip_count * step] + list(carry)
     _drop_dead_equations()
     return carry
@@ -505,6 +506,32 @@ def _while(test, body, init):
     body_jaxpr, body_consts = pe.separate_consts(body)
     return while_p.bind(*cond_consts, *body_consts, *init, cond_nconsts=builtins.len(cond_consts),
                         cond_jaxpr=cond_jaxpr, body_nconsts=builtins.len(body_consts), body_jaxpr=body_jaxpr)
+
+
+def _scan(step, init, xs, length):
+    """The carry after `length` iterations of `carry = step(carry, rows)`
+    over the rows of the arrays `xs` (a `lax.scan` without outputs per
+    row; `step` takes and gives lists): the body traced once into a jaxpr
+    (`_jaxpr_of`), bound as the primitive `scan`, as `lax.scan` binds it
+    once it has traced its function, where jax has it and the body keeps
+    the carry's types (but weak types, as `lax.scan` allows). Otherwise
+    `lax.scan` of a function that copies the jaxpr's equations (`_inline`)."""
+    count = builtins.len(init)
+    try:
+        from jax._src import core
+        from jax._src.interpreters import partial_eval as pe
+        from jax._src.lax.control_flow.loops import scan_p
+        avals = [jax.typeof(x) for x in init] + [core.mapped_aval(length, 0, jax.typeof(x)) for x in xs]
+    except (ImportError, AttributeError):
+        scan_p = None
+        avals = [jax.typeof(x) for x in init] + [jax.typeof(x[0]) for x in xs]
+    closed = _jaxpr_of(lambda *args: step(list(args[:count]), list(args[count:])), avals, "scan")
+    if scan_p is None or not builtins.all(core.typematch(a, t) for a, t in zip(avals, closed.out_avals)):
+        return lax.scan(lambda c, rows: (_inline(closed.jaxpr, closed.consts, *c, *rows), None), init, list(xs),
+                        length)[0]
+    jaxpr, consts = pe.separate_consts(closed)
+    return scan_p.bind(*consts, *init, *xs, reverse=False, length=length, jaxpr=jaxpr,
+                       num_consts=builtins.len(consts), num_carry=count, unroll=1)
 
 
 def _bounded_while(test, body, init, trip_count):

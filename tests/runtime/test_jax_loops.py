@@ -126,3 +126,43 @@ def test_a_callback_in_a_while_body_runs_once_per_iteration():
     expected = noisy(1.5)  # eagerly, the callback runs at once
     jax.effects_barrier()
     assert (float(out), got) == (expected, SEEN)
+
+
+# scans: a `for` over an array's rows, over enumerate(), over a static range not unrolled
+
+def over_rows(x):
+    total = 0.0
+    for v in x:
+        if v < 0.0:
+            total += -v
+        else:
+            total += v * v
+    return total
+
+
+def over_enumerate(x):
+    total = 0.0
+    for i, v in enumerate(x):
+        total = total + i * v
+    return total
+
+
+def over_range(x):
+    acc = 0.0
+    for i in range(x.shape[0]):
+        autograph.set_loop_options(unroll=False)
+        acc = 0.5 * acc + x[i]
+    return acc
+
+
+@pytest.mark.parametrize("fn", [over_rows, over_enumerate, over_range])
+def test_scans_under_jit_vmap_and_grad(fn):
+    converted = autograph.to_graph(fn)
+    assert "scan" in [e.primitive.name for e in jax.make_jaxpr(converted)(X).jaxpr.eqns]
+    assert_same(jax.jit(converted)(X), fn(jnp.asarray(X)))
+    xs = jnp.stack([X, -X, X * 2.0])
+    assert_same(jax.jit(jax.vmap(converted))(xs), jnp.stack([fn(r) for r in xs]))
+    assert_same(jax.jit(jax.grad(converted))(X), jax.grad(fn)(jnp.asarray(X)))
+    assert_same(jax.grad(jax.jit(converted))(X), jax.grad(fn)(jnp.asarray(X)))
+    with jax.checking_leaks():
+        assert_same(jax.jit(converted)(X), fn(jnp.asarray(X)))
