@@ -335,21 +335,36 @@ def _selectable(recorded, branches):
         for eqn in stack.pop():
             if eqn.effects:
                 return False
-            count += builtins.sum(math.prod(d if type(d) is int else SELECT_MAX_ELEMENTS + 1
-                                            for d in getattr(v.aval, "shape", ())) for v in eqn.outvars)
-            seen.add(eqn.primitive.name)
+            for v in eqn.outvars:
+                size = 1
+                for d in getattr(v.aval, "shape", ()):
+                    size *= d if type(d) is int else SELECT_MAX_ELEMENTS + 1
+                count += size
+            name = eqn.primitive.name
+            if name in _STAGED:
+                return False
+            seen.add(name)
             for param in eqn.params.values():
                 inner = getattr(param, "jaxpr", param)
                 if hasattr(inner, "eqns"):
                     stack.append(inner.eqns)
-                elif isinstance(param, (tuple, list)) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
+                elif type(param) in (tuple, list) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
                     return False  # branches of a cond
         if count > SELECT_MAX_ELEMENTS:
             return False
-    if seen & {"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"}:
-        return False
-    exact = not builtins.any(jnp.issubdtype(t[1], jnp.inexact) for t, _ in branches.carried())
-    return exact or seen <= _SMOOTH
+    return seen <= _SMOOTH or not builtins.any(_inexact(t[1]) for t, _ in branches.carried())
+
+
+_STAGED = frozenset({"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"})
+_INEXACT = {}
+
+
+def _inexact(dtype):
+    """`jnp.issubdtype(dtype, jnp.inexact)`, remembered per dtype."""
+    known = _INEXACT.get(dtype)
+    if known is None:
+        known = _INEXACT[dtype] = bool(jnp.issubdtype(dtype, jnp.inexact))
+    return known
 
 
 def _trace(fn):
