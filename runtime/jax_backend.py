@@ -211,16 +211,105 @@ def _recorded_equations():
 def _cond(pred, branches):
     # Both branches run before anything is emitted: the second one settles
     # the outputs and raises Retry if the first must change. A branch that
-    # computes nothing (`if c: break`) runs here, after the other one: its
-    # outputs are values of this trace.
+    # computes nothing (`if c: break`) runs after the other one.
     pred = _pred(pred, branches.what, branches.loc)
     _drop_dead_equations()
+    eqns = _recorded_equations()
+    outs = _cond_traced(pred, branches) if eqns is None else _cond_here(pred, branches, eqns)
+    _drop_dead_equations()
+    return outs
+
+
+def _cond_here(pred, branches, eqns):
+    """The `if` where the current trace records a jaxpr (`eqns`, its
+    equations so far): both branches are traced into it, one after the
+    other, as the code of a `select` would be. Where `_selectable` takes
+    the equations each recorded, their outputs are selected; otherwise
+    (effects, loops, conds, more work than the rule allows) the equations
+    are moved out of the trace into one jaxpr per branch (`_closed`), which
+    `lax.cond` runs: nothing of them, effects above all, stays where it
+    would run whichever way the program goes. Each branch is traced once."""
+    trivial, start = branches.trivial, len(eqns)
+    outs, spans = [None, None], [None, None]
+    try:
+        for k in sorted((0, 1), key=trivial.__getitem__):
+            mark = len(eqns)
+            outs[k] = branches.callback(k)()
+            spans[k] = (mark, len(eqns))
+        recorded = [_live(eqns[a:b]) for a, b in spans]
+        if _selectable([r for r, t in zip(recorded, trivial) if not t], branches):
+            return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
+        closed = [_closed(r, o) for r, o in zip(recorded, outs)]
+    except BaseException:
+        _unrecord(eqns, start)  # a branch that raised (Retry: traced again), or settled
+        raise
+    _unrecord(eqns, start)
+    del recorded, outs
+    return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(c) for c in closed))
+
+
+def _live(entries):
+    """The equations of `entries` (a part of a frame's `tracing_eqns`) that
+    are still there: those held weakly may be gone."""
+    eqns = []
+    for e in entries:
+        if type(e) is weakref.ReferenceType:
+            e = e()
+        if e is not None:
+            eqns.append(e)
+    return eqns
+
+
+def _unrecord(eqns, start):
+    """Takes the equations recorded from `start` on out of the trace: those
+    with effects at once, the others once nothing uses their results (held
+    weakly, as `_drop_dead_equations` does)."""
+    kept = []
+    for e in eqns[start:]:
+        if type(e) is weakref.ReferenceType:
+            kept.append(e)
+        elif not e.effects:
+            kept.append(weakref.ref(e))
+    eqns[start:] = kept
+
+
+def _closed(recorded, outs):
+    """The closed jaxpr of the equations `recorded` (of the trace being
+    recorded) that compute `outs`: what they read from before them is its
+    constants, the tracers themselves (as `lax.cond` takes a function's
+    closure)."""
+    from jax._src import core, dtypes, linear_util, source_info_util
+    from jax._src.interpreters import partial_eval as pe
+    trace, where = core.trace_ctx.trace, source_info_util.current()
+    made, free, body = set(), {}, []
+    for e in recorded:
+        for t in e.in_tracers:
+            if type(t.val) is core.Var and t.val not in made:
+                free.setdefault(t.val, t)
+        made.update(e.outvars)
+        body.append(core.JaxprEqn([t.val for t in e.in_tracers], e.outvars, e.primitive, e.params, e.effects,
+                                  e.source_info, e.ctx))
+    outvars = []
+    for x in outs:
+        t = trace.to_jaxpr_tracer(x if _is_tracer(x) else dtypes.canonicalize_value(x), where)
+        if type(t.val) is core.Var and t.val not in made:
+            free.setdefault(t.val, t)
+        outvars.append(t.val)
+    constvars = list(free)
+    jaxpr = core.Jaxpr(constvars, [], outvars, body, pe.make_jaxpr_effects(constvars, [], outvars, body),
+                       linear_util.DebugInfo("cond", "branch", None, None))
+    return core.ClosedJaxpr(jaxpr, [free[v] for v in constvars])
+
+
+def _cond_traced(pred, branches):
+    """The `if` where the current trace records no jaxpr (an eager `vmap`
+    or `grad` of converted code, say) or jax has none to record into: each
+    branch traced into a jaxpr of its own (`_trace`) unless it computes
+    nothing, then `_choose`."""
     outs, trivial = [None, None], branches.trivial
     for k in sorted((0, 1), key=trivial.__getitem__):
         outs[k] = branches.callback(k)() if trivial[k] else _trace(branches.callback(k))
-    outs = _choose(pred, *outs)
-    _drop_dead_equations()
-    return outs
+    return _choose(pred, branches, *outs)
 
 
 # Primitives whose derivative is finite wherever their operands are: where a
@@ -234,34 +323,51 @@ _SMOOTH = frozenset("""
 SELECT_MAX_ELEMENTS = 64
 
 
-def _selectable(closed):
-    """The rule for `select`: both branches together compute at most
-    SELECT_MAX_ELEMENTS array elements (the sizes of their equations'
+def _selectable(recorded, branches):
+    """The rule for `select`, on the equations that the branches recorded
+    (a list per branch that computes something): together they compute at
+    most SELECT_MAX_ELEMENTS array elements (the sizes of their equations'
     results, nested equations included: 64 scalar operations, or one on an
-    array of 64 elements), have no effects (print,
-    assert, callbacks) and no loops or conds; and either every output is an
-    integer or boolean, or every primitive is one of _SMOOTH (so that
-    `jax.grad` through the branch not taken adds zeros, never NaN)."""
+    array of 64 elements), have no effects (print, assert, callbacks) and no
+    loops or conds; and either every output of the `if` is an integer or
+    boolean, or every primitive is one of _SMOOTH (so that `jax.grad`
+    through the branch not taken adds zeros, never NaN)."""
     seen, count = set(), 0
-    stack = [c.jaxpr for c in closed]
+    stack = list(recorded)
     while stack:
-        jaxpr = stack.pop()
-        if jaxpr.effects:
-            return False
-        for eqn in jaxpr.eqns:
-            count += builtins.sum(math.prod(d if type(d) is int else SELECT_MAX_ELEMENTS + 1
-                                            for d in getattr(v.aval, "shape", ())) for v in eqn.outvars)
-            seen.add(eqn.primitive.name)
+        for eqn in stack.pop():
+            if eqn.effects:
+                return False
+            for v in eqn.outvars:
+                size = 1
+                for d in getattr(v.aval, "shape", ()):
+                    size *= d if type(d) is int else SELECT_MAX_ELEMENTS + 1
+                count += size
+            name = eqn.primitive.name
+            if name in _STAGED:
+                return False
+            seen.add(name)
             for param in eqn.params.values():
                 inner = getattr(param, "jaxpr", param)
                 if hasattr(inner, "eqns"):
-                    stack.append(inner)
-                elif isinstance(param, (tuple, list)) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
+                    stack.append(inner.eqns)
+                elif type(param) in (tuple, list) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
                     return False  # branches of a cond
-    if count > SELECT_MAX_ELEMENTS or seen & {"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"}:
-        return False
-    exact = not builtins.any(jnp.issubdtype(v.aval.dtype, jnp.inexact) for c in closed for v in c.jaxpr.outvars)
-    return exact or seen <= _SMOOTH
+        if count > SELECT_MAX_ELEMENTS:
+            return False
+    return seen <= _SMOOTH or not builtins.any(_inexact(t[1]) for t, _ in branches.carried())
+
+
+_STAGED = frozenset({"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"})
+_INEXACT = {}
+
+
+def _inexact(dtype):
+    """`jnp.issubdtype(dtype, jnp.inexact)`, remembered per dtype."""
+    known = _INEXACT.get(dtype)
+    if known is None:
+        known = _INEXACT[dtype] = bool(jnp.issubdtype(dtype, jnp.inexact))
+    return known
 
 
 def _trace(fn):
@@ -302,16 +408,16 @@ def _jaxpr_of(fn, avals, what):
     return core.ClosedJaxpr(jaxpr, consts)
 
 
-def _choose(pred, *branches):
+def _choose(pred, branches, *outs):
     """The outputs of the branch that `pred` picks, from each branch's
     traced jaxpr or, for one that computes nothing, its outputs: `lax.select`
     of both where `_selectable` says that is safe (XLA:CPU runs a small
     select faster than a conditional), else `lax.cond`."""
-    traced = [b for b in branches if type(b) is not list]
-    if not _selectable(traced):
+    traced = [b for b in outs if type(b) is not list]
+    if not _selectable([c.jaxpr.eqns for c in traced], branches):
         return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(b) if type(b) is not list else (lambda b=b: b)
-                                for b in branches))
-    outs = [b if type(b) is list else _inline(b.jaxpr, b.consts) for b in branches]
+                                for b in outs))
+    outs = [b if type(b) is list else _inline(b.jaxpr, b.consts) for b in outs]
     return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
 
 
@@ -344,17 +450,19 @@ def _loop(loop):
     (`_bounded_while`, differentiable too)."""
     _drop_dead_equations()
     if loop.trip_count is None or loop.stops_early:
-        body, consts = _traced_body(loop)
+        body = _traced_body(loop)
+        init = loop.init()
+        test = _jaxpr_of(lambda *carry: [loop.cond_fun(list(carry))], [jax.typeof(x) for x in init], "while_loop")
         if loop.trip_count is None:
-            carry = lax.while_loop(loop.cond_fun, lambda c: body(c, *consts), loop.init())
+            carry = _while(test, body, init)
         else:
-            carry = _bounded_while(loop.cond_fun, body, consts, loop.init(), loop.trip_count)
+            carry = _bounded_while(test, body, init, loop.trip_count)
     elif loop.rows is not None and loop.indexed:
         # Over arrays: a scan over their rows, as hand-written code does.
         def step(c, rows):
             loop.rows[0] = rows
-            return loop.counted_body_fun(c), None
-        carry = lax.scan(step, loop.init(), loop.rows[1])[0]
+            return loop.counted_body_fun(c)
+        carry = _scan(step, loop.init(), loop.rows[1], loop.trip_count)
     else:
         # The loop's counter (its first carried value) is not carried: a scan
         # needs none (the body reads the rows), a fori_loop has its own.
@@ -362,77 +470,115 @@ def _loop(loop):
         if loop.rows is not None:
             def scan_step(c, rows):
                 loop.rows[0] = rows
-                return loop.counted_body_fun([start] + c)[1:], None
-            carry = lax.scan(scan_step, loop.init()[1:], loop.rows[1])[0]
+                return loop.counted_body_fun([start] + c)[1:]
+            carry = _scan(scan_step, loop.init()[1:], loop.rows[1], loop.trip_count)
         else:
-            def body(k, c):
-                out = loop.counted_body_fun([k if step == 1 else start + k * step] + c)[1:]
+            def body(c, _):
+                k = c[0]
+                out = loop.counted_body_fun([k if step == 1 else start + k * step] + c[1:])[1:]
                 _drop_dead_equations()  # the counter's own step
-                return out
-            first = start if step == 1 else 0
-            carry = lax.fori_loop(first, first + loop.trip_count, body, loop.init()[1:])
+                return [k + 1] + out
+            first = start if step == 1 else 0  # a Python int: the index is weakly typed, as fori_loop's
+            carry = _scan(body, [first] + loop.init()[1:], (), loop.trip_count)[1:]
         carry = [start + loop.trip_count * step] + list(carry)
     _drop_dead_equations()
     return carry
 
 
 def _traced_body(loop):
-    """The body of a `lax.while_loop` form of `loop`, traced once: `(body,
-    consts)`, where `body(carry, *consts)` copies the traced equations into
-    the trace that calls it (`_inline`). A `return` that first runs in the
-    loop joins its carry without a second trace (`Loop.reuses_returns`):
-    the traced body does not take its value."""
+    """The body of a `lax.while_loop` form of `loop`, traced once into a
+    closed jaxpr from the carry to the carry. A `return` that first runs in
+    the loop joins its carry without a second trace (`Loop.reuses_returns`):
+    the traced body does not read its value (an input of the jaxpr that
+    nothing uses)."""
     before, init = sorted(loop.types), loop.init()
     loop.reuses_returns = True
     closed = _jaxpr_of(lambda *carry: loop.body_fun(list(carry)), [jax.typeof(x) for x in init], "while_loop")
     after = sorted(loop.types)
-    taken = [after.index(j) for j in before]
-    jaxpr = closed.jaxpr
-    if builtins.len(taken) == builtins.len(after):
-        return (lambda c, *consts: _inline(jaxpr, consts, *c)), list(closed.consts)
-    return (lambda c, *consts: _inline(jaxpr, consts, *[c[k] for k in taken])), list(closed.consts)
+    if builtins.len(before) == builtins.len(after):
+        return closed
+    jaxpr, given = closed.jaxpr, {after.index(j): v for j, v in zip(before, closed.jaxpr.invars)}
+    invars = [given[k] if k in given else jax.extend.core.Var(jaxpr.outvars[k].aval) for k in range(len(after))]
+    return jax.extend.core.ClosedJaxpr(jaxpr.replace(invars=invars), closed.consts)
 
 
-def _bounded_while(cond_fun, body, body_consts, init, trip_count):
-    """`lax.while_loop(cond_fun, lambda c: body(c, *body_consts), init)`
-    that stops after at most `trip_count` iterations, differentiable in
-    reverse mode.
+def _while(test, body, init):
+    """`lax.while_loop` of a loop whose test and body are traced already
+    (closed jaxprs of the carry): what `lax.while_loop` binds once it has
+    traced its functions, the primitive `while` of the two jaxprs, where
+    jax has it and the body keeps the carry's types (but weak types, as
+    `lax.while_loop` allows: a Python number that enters may leave as an
+    array of its dtype). Otherwise `lax.while_loop` of functions that copy
+    the jaxprs' equations (`_inline`)."""
+    try:
+        from jax._src import core
+        from jax._src.interpreters import partial_eval as pe
+        from jax._src.lax.control_flow.loops import while_p
+        kept = builtins.all(core.typematch(jax.typeof(x), t) for x, t in zip(init, body.out_avals, strict=True))
+    except (ImportError, AttributeError):
+        kept = False
+    if not kept:
+        return lax.while_loop(lambda c: _inline(test.jaxpr, test.consts, *c)[0],
+                              lambda c: _inline(body.jaxpr, body.consts, *c), init)
+    cond_jaxpr, cond_consts = pe.separate_consts(test)
+    body_jaxpr, body_consts = pe.separate_consts(body)
+    return while_p.bind(*cond_consts, *body_consts, *init, cond_nconsts=builtins.len(cond_consts),
+                        cond_jaxpr=cond_jaxpr, body_nconsts=builtins.len(body_consts), body_jaxpr=body_jaxpr)
 
-    Run, it is a `while_loop`: it stops as soon as `cond_fun` fails. Where
-    it carries floating-point values it is a `custom_jvp` whose derivative
-    is that of `trip_count` iterations of `cond(cond_fun(c), body_fun, id)`
-    (a `scan`), which `jax.grad` can transpose: under `jax.grad(jax.jit(f))`
+
+def _scan(step, init, xs, length):
+    """The carry after `length` iterations of `carry = step(carry, rows)`
+    over the rows of the arrays `xs` (a `lax.scan` without outputs per
+    row; `step` takes and gives lists): the body traced once into a jaxpr
+    (`_jaxpr_of`), bound as the primitive `scan`, as `lax.scan` binds it
+    once it has traced its function, where jax has it and the body keeps
+    the carry's types (but weak types, as `lax.scan` allows). Otherwise
+    `lax.scan` of a function that copies the jaxpr's equations (`_inline`)."""
+    count = builtins.len(init)
+    try:
+        from jax._src import core
+        from jax._src.interpreters import partial_eval as pe
+        from jax._src.lax.control_flow.loops import scan_p
+        avals = [jax.typeof(x) for x in init] + [core.mapped_aval(length, 0, jax.typeof(x)) for x in xs]
+    except (ImportError, AttributeError):
+        scan_p = None
+        avals = [jax.typeof(x) for x in init] + [jax.typeof(x[0]) for x in xs]
+    closed = _jaxpr_of(lambda *args: step(list(args[:count]), list(args[count:])), avals, "scan")
+    if scan_p is None or not builtins.all(core.typematch(a, t) for a, t in zip(avals, closed.out_avals)):
+        return lax.scan(lambda c, rows: (_inline(closed.jaxpr, closed.consts, *c, *rows), None), init, list(xs),
+                        length)[0]
+    jaxpr, consts = pe.separate_consts(closed)
+    return scan_p.bind(*consts, *init, *xs, reverse=False, length=length, jaxpr=jaxpr,
+                       num_consts=builtins.len(consts), num_carry=count, unroll=1)
+
+
+def _bounded_while(test, body, init, trip_count):
+    """`_while(test, body, init)` that stops after at most `trip_count`
+    iterations, differentiable in reverse mode.
+
+    Run, it is a `while_loop`: it stops as soon as `test` fails. Where it
+    carries floating-point values it is a `custom_jvp` whose derivative is
+    that of `trip_count` iterations of `cond(test(c), body, id)` (a `scan`),
+    which `jax.grad` can transpose: under `jax.grad(jax.jit(f))`
     differentiation happens after the loop is traced, so the loop must
     carry its own rule. Both forms come from one trace of each function."""
     if not builtins.any(jnp.issubdtype(jnp.result_type(x), jnp.inexact) for x in init):
-        return lax.while_loop(cond_fun, lambda c: body(c, *body_consts), init)
-    test, cond_consts = _closure_convert(cond_fun, init)
-    split = builtins.len(body_consts)
-
-    def cond(c, *consts):
-        return test(c, *consts)[0]
+        return _while(test, body, init)
+    split = builtins.len(body.consts)
 
     def as_while(init, *consts):
-        return lax.while_loop(lambda c: cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), init)
+        return _while(jax.extend.core.ClosedJaxpr(test.jaxpr, consts[split:]),
+                      jax.extend.core.ClosedJaxpr(body.jaxpr, consts[:split]), init)
 
     def as_scan(init, *consts):
         def iteration(_, c):
-            return lax.cond(cond(c, *consts[split:]), lambda c: body(c, *consts[:split]), lambda c: c, c)
+            return lax.cond(_inline(test.jaxpr, consts[split:], *c)[0],
+                            lambda c: _inline(body.jaxpr, consts[:split], *c), lambda c: c, c)
         return lax.fori_loop(0, trip_count, iteration, init)
 
     loop = jax.custom_jvp(as_while)
     loop.defjvp(lambda primals, tangents: jax.jvp(as_scan, primals, tangents))
-    return loop(init, *body_consts, *cond_consts)
-
-
-def _closure_convert(fn, init):
-    """`jax.closure_convert(fn, init)` for a loop's test or body, which take
-    the carry (a list of arrays): `(converted, consts)`, where
-    `converted(carry, *consts)` gives the list of `fn`'s outputs, copying
-    `fn`'s traced equations into the trace that calls it (`_inline`)."""
-    closed = _jaxpr_of(lambda *carry: jax.tree_util.tree_leaves(fn(list(carry))), [jax.typeof(x) for x in init],
-                       "while_loop")
-    return (lambda c, *consts: _inline(closed.jaxpr, consts, *c)), list(closed.consts)
+    return loop(init, *body.consts, *test.consts)
 
 
 def _row(a, i):
