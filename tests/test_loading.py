@@ -100,13 +100,17 @@ def test_memory_stays_flat_over_thousands_of_conversions():
         gc.collect()
 
     churn(10_000, 300)
-    tracemalloc.start()
+    tracemalloc.start(8)
     churn(20_000, 500)
     first, _ = tracemalloc.get_traced_memory()
+    before = tracemalloc.take_snapshot()
     churn(30_000, 1500)
     second, _ = tracemalloc.get_traced_memory()
+    growth = tracemalloc.take_snapshot().compare_to(before, "traceback")[:3]
     tracemalloc.stop()
-    assert second - first < 2_000_000
+    assert second - first < 2_000_000, "\n\n".join(
+        f"{stat.size_diff} bytes in {stat.count_diff} blocks:\n" + "\n".join(stat.traceback.format())
+        for stat in growth)
 
 
 def shared(x):
