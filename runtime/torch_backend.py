@@ -174,7 +174,7 @@ def _capture(operands):
     class Capture(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             _note((args, kwargs), operands)
-            return _on_numbers(func(*args, **(kwargs or {})), args, kwargs)
+            return _on_numbers(func, func(*args, **(kwargs or {})), args, kwargs)
 
         def __enter__(self):
             _depth[0] += 1
@@ -195,13 +195,18 @@ def _number(t):
     which dynamo traces (a lookup by `id()` would make it guard on the
     frame; torch_dynamo.markable lets it set one): `_autograph_number`,
     written as a literal where it is read or set (dynamo guards each read
-    of a module constant, on every call of the compiled function)."""
+    of a module constant, on every call of the compiled function). The
+    node that makes `t` in the graph being traced is marked too, for
+    `_derived`."""
     if isinstance(t, torch.Tensor):
         if torch.compiler.is_dynamo_compiling():
             torch_dynamo.markable(t)
             t._autograph_number = torch_dynamo.graph_token()
         else:
             t._autograph_number = True
+            node = _node(t)
+            if node is not None:
+                node.meta["autograph_number"] = True
     return t
 
 
@@ -211,7 +216,8 @@ def _is_number(x):
     returns as well: there it holds the token of the graph that marked it,
     which counts in that graph and, after a graph break, in the rest of the
     function; the tensors of an eager run (no fake tensors) are never
-    numbers."""
+    numbers. `TorchBackend.is_number` also tells the tensors that
+    arithmetic made from numbers."""
     if not isinstance(x, torch.Tensor):
         return False
     mark = getattr(x, "_autograph_number", None)
@@ -222,18 +228,87 @@ def _is_number(x):
     return is_fake(x)
 
 
-def _on_numbers(result, args, kwargs):
-    """`result`, marked as a number if the tensors it was made from all stand
-    for numbers (`steps * 2`): what the bodies that `_capture` watches make."""
-    if isinstance(result, torch.Tensor) and args and _is_number(args[0]):
-        if builtins.all(_is_number(a) for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)):
+def _node(t):
+    """The fx node that makes tensor `t` in the graph that torch.export's
+    non-strict mode traces now, or None."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode, get_proxy_slot, has_proxy_slot
+    mode = get_proxy_mode()
+    if mode is None or not has_proxy_slot(t, mode.tracer):
+        return None
+    return get_proxy_slot(t, mode.tracer).proxy.node
+
+
+# What Python does to numbers, as torch traces it: the operators (dynamo's
+# graph calls the functions of module `operator`, and tensor methods, the
+# graph of torch.export's non-strict mode calls aten's operators), `abs`,
+# `min` and `max`, `not` (autograph's logical_not).
+_ARITHMETIC = {
+    "add", "sub", "rsub", "mul", "truediv", "div", "true_divide", "floordiv", "floor_divide", "mod",
+    "remainder", "pow", "neg", "pos", "positive", "abs", "invert", "bitwise_not", "and_", "or_", "xor",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "lshift", "rshift", "bitwise_left_shift",
+    "bitwise_right_shift", "eq", "ne", "lt", "le", "gt", "ge", "not_", "logical_not",
+    "maximum", "minimum", "clamp", "clamp_min", "clamp_max", "sym_not",
+}
+_ARITHMETIC |= {f"__{name.rstrip('_')}__" for name in list(_ARITHMETIC)} \
+    | {f"__r{name.rstrip('_')}__" for name in list(_ARITHMETIC)}
+
+
+def _derived(node, lifted=None):
+    """True if fx `node` makes what stands for a Python number: a tensor that
+    `_number` marked, or the 0-d result of Python's arithmetic whose tensor
+    operands all stand for numbers (the others being numbers). In the
+    unconverted function that is arithmetic on numbers, which gives a
+    number; `steps + x.sum()` and `torch.tensor(steps)` give tensors, and
+    `+=` changes those in place. `lifted` maps an input of a body's graph
+    to the node outside that it stands for."""
+    pending, seen = [node], set()
+    while pending:
+        node = pending.pop()
+        if node in seen or node.meta.get("autograph_number"):
+            continue
+        seen.add(node)
+        if lifted and node in lifted:
+            pending.append(lifted[node])
+            continue
+        value = _value(node)
+        if node.op not in ("call_function", "call_method") or not _arithmetic(node.target) \
+                or not isinstance(value, torch.Tensor) or value.dim():
+            return False
+        pending.extend(n for n in node.all_input_nodes if isinstance(_value(n), torch.Tensor))
+    return True
+
+
+def _arithmetic(function):
+    """True if `function` (a function, an operator, or a method's name) is one
+    of Python's operations on numbers (`_ARITHMETIC`)."""
+    name = function if type(function) is str else getattr(function, "__name__", "")
+    return name.split(".")[0] in _ARITHMETIC
+
+
+def _on_numbers(func, result, args, kwargs):
+    """`result`, marked as a number if `func` is Python's arithmetic and the
+    tensors it was made from all stand for numbers (`steps * 2`): what the
+    bodies that `_capture` watches make, where a tensor read from outside
+    can be a constant of the graph, which `_derived` cannot follow."""
+    if isinstance(result, torch.Tensor) and args and _BACKEND.is_number(args[0]) and _arithmetic(func) \
+            and not result.dim():
+        tensors = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+        if builtins.all(_BACKEND.is_number(a) for a in tensors):
             _number(result)
     return result
 
 
-def _copy(t):
-    """A copy of tensor `t`, standing for a number if `t` does."""
-    return _number(t.clone()) if _is_number(t) else t.clone()
+def _mark_derived(tensors):
+    """Marks each of `tensors` that arithmetic made from numbers (`_derived`)
+    while the graph that made it is the one being traced: a body that torch
+    traces runs in a graph of its own, where `_derived` cannot follow it."""
+    for t in tensors:
+        _BACKEND.is_number(t)
+
+
+def _value(node):
+    """The value that fx `node` gives while it is traced (a fake tensor, ...)."""
+    return node.meta.get("val", node.meta.get("example_value"))
 
 
 def _call(fn, values, mutated, operands):
@@ -243,7 +318,7 @@ def _call(fn, values, mutated, operands):
     inputs in place, which `x += 1` does). Returns the result and whether
     `mutated` grew: then the body must be traced again."""
     with _capture(operands):
-        values = [_copy(v) if i in mutated else v for i, v in enumerate(values)]
+        values = [_BACKEND.copy(v) if i in mutated else v for i, v in enumerate(values)]
         versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
         result = fn(*values)
     grew = False
@@ -322,6 +397,7 @@ def _cond(pred, branches):
         # The predicate is made once: a retried trace would leave an unused copy.
         memo.update(inputs=inputs, mutated=set(), pred=_BACKEND.predicate(pred, branches.what, branches.loc))
     inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in `operands`
+    _mark_derived(inputs)
     copies = builtins.len(mutated)
 
     def branch(k):
@@ -349,6 +425,7 @@ def _loop(loop):
     if not memo:  # the first attempt
         memo.update(inputs=_closure_tensors(loop.test, loop.body), mutated=set())
     inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in the carry
+    _mark_derived(inputs)
     size, init = builtins.len(inputs), _BACKEND.entering(loop)
     n = builtins.len(init)  # torch calls the functions with the carry, then `inputs`
 
@@ -486,7 +563,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         """(shape, dtype, weak): weak for a Python number (or a tensor that
         stands for one)."""
         if isinstance(x, torch.Tensor):
-            return (tuple(x.shape), x.dtype, _is_number(x))
+            return (tuple(x.shape), x.dtype, self.is_number(x))
         t = type(x)
         dtype = torch.bool if t is bool else torch.int64 if t is int else torch.get_default_dtype()
         return ((), dtype, True)
@@ -632,14 +709,36 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return _BUILTINS.get(func)
 
     def augmented(self, op, plain, target, value):
-        if _is_number(target):  # a new number, as Python makes
+        if self.is_number(target):  # a new number, as Python makes
             result = plain(target, value)
-            return _number(result) if type(value) in _NUMBERS or _is_symbolic(value) or _is_number(value) \
+            return _number(result) if type(value) in _NUMBERS or _is_symbolic(value) or self.is_number(value) \
                 else result
         return op(target, value)
 
     def number(self, t):
         return _number(t)
+
+    def copy(self, t):
+        """A copy of tensor `t`, standing for a number if `t` does."""
+        return _number(t.clone()) if self.is_number(t) else t.clone()
+
+    def is_number(self, x):
+        """True for a tensor that stands for a Python number: one that `_number`
+        marked, or one that Python's arithmetic made from such tensors and
+        numbers only (`n = steps * 2`, an int in the unconverted function),
+        which `_derived` tells; this marks it then."""
+        if _is_number(x):
+            return True
+        if not isinstance(x, torch.Tensor) or x.dim():
+            return False
+        if torch.compiler.is_dynamo_compiling():
+            return self.mark_derived(x)
+        node = _node(x) if is_fake(x) else None
+        with torch._C.DisableTorchFunction():  # `_capture` would take the values of the nodes for operands
+            if node is None or not _derived(node):
+                return False
+        _number(x)
+        return True
 
 
 _BACKEND = TorchBackend()  # for messages
