@@ -247,7 +247,7 @@ _ARITHMETIC = {
     "remainder", "pow", "neg", "pos", "positive", "abs", "invert", "bitwise_not", "and_", "or_", "xor",
     "bitwise_and", "bitwise_or", "bitwise_xor", "lshift", "rshift", "bitwise_left_shift",
     "bitwise_right_shift", "eq", "ne", "lt", "le", "gt", "ge", "not_", "logical_not",
-    "maximum", "minimum", "clamp", "clamp_min", "clamp_max", "sym_not",
+    "maximum", "minimum", "clamp", "clamp_min", "clamp_max",
 }
 _ARITHMETIC |= {f"__{name.rstrip('_')}__" for name in list(_ARITHMETIC)} \
     | {f"__r{name.rstrip('_')}__" for name in list(_ARITHMETIC)}
@@ -664,7 +664,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return torch.index_copy(buffer, 0, index, value.unsqueeze(0))
 
     def logical_not(self, value):
-        return torch.logical_not(value)
+        return _number(torch.logical_not(value))  # `not x` is a Python bool
 
     def logical_and(self, a, b):
         return torch.logical_and(a, b)

@@ -203,10 +203,10 @@ def _tracked(ctx):
 
 def _mark_local_if_derived(ctx):
     """Marks the local `value` (a tensor) as tb._number does if tb._derived
-    says it stands for a number; `_derived[0]` tells whether it does. A body
-    of a torch.cond or while_loop is a graph of its own, in which each
-    tensor that it reads from outside is an input (a lifted free variable):
-    tb._derived follows those to the graph outside."""
+    says it stands for a number; `_last_derived[0]` tells whether it does.
+    A body of a torch.cond or while_loop is a graph of its own, in which
+    each tensor that it reads from outside is an input (a lifted free
+    variable): tb._derived follows those to the graph outside."""
     from torch._dynamo.variables import ConstantVariable
     variable = ctx.get_local("value")._i_will_not_complain_if_bc_breaks_VariableTracker()
     output = ctx._i_will_not_complain_if_bc_breaks_InstructionTranslator().output
@@ -214,8 +214,8 @@ def _mark_local_if_derived(ctx):
     while tracer is not None:
         lifted.update((inner.node, outer.node) for outer, inner in tracer.lifted_freevars.items())
         tracer = tracer.parent
-    _derived[0] = tb._derived(variable.as_proxy().node, lifted)
-    if _derived[0]:
+    _last_derived[0] = tb._derived(variable.as_proxy().node, lifted)
+    if _last_derived[0]:
         output.side_effects.store_attr(_tracked(ctx), "_autograph_number", ConstantVariable.create(graph_token()))
 
 
@@ -262,7 +262,7 @@ def _erase_unused(tracer, last):
 
 
 _probes = {}
-_derived = [False]  # what DynamoStaging.mark_derived found last: trace-time state
+_last_derived = [False]  # what DynamoStaging.mark_derived found last: trace-time state
 
 
 def _objects_made_here():
@@ -312,24 +312,26 @@ class DynamoStaging:
     def objects_made_here(self):
         return _objects_made_here()
 
-    def derived(self):
-        return _derived[0]
+    def last_derived(self):
+        return _last_derived[0]
 
     traced_location._dynamo_marked_constant = True
     probes._dynamo_marked_constant = True
     objects_made_here._dynamo_marked_constant = True
-    derived._dynamo_marked_constant = True
+    last_derived._dynamo_marked_constant = True
 
     def mark_derived(self, value):
         """Marks tensor `value` as standing for a Python number, as tb._number
         does, if tb._derived says that arithmetic made it from such tensors
-        and numbers only (`n = steps * 2`); True if so."""
+        and numbers only (`n = steps * 2`); True if so. The answer comes back
+        as a constant: reading the attribute again would make dynamo guard
+        it on each input tensor asked about."""
         from torch._dynamo.comptime import comptime
 
-        def mark(ctx):  # made here, where dynamo guards a function read from a module or a class
+        def mark(ctx):  # made here: dynamo guards a function read from a module or a class
             _mark_local_if_derived(ctx)
         comptime(mark)
-        return self.derived()
+        return self.last_derived()
 
     def erase_traced(self, value):
         """Erases the operations that made `value` (a tensor that nothing uses

@@ -201,6 +201,14 @@ def computed_in_a_branch(x):
     return old, n
 
 
+def negated_tensor(x):
+    """`not` of a tensor is a Python bool."""
+    flag = not x.sum()
+    old = flag
+    flag |= True
+    return old, flag
+
+
 def tensors_made_from_numbers(x):
     """A number and a tensor make a tensor, and so does torch.tensor(number):
     `+=` changes those in place, as in the unconverted function."""
@@ -223,7 +231,7 @@ def tensors_made_from_numbers(x):
 
 PROGRAMS = [after_loop, in_body, after_if, several_operators, becomes_float, second_loop, in_branch,
             users_tensor, computed_from_numbers, computed_in_a_body, computed_then_staged, computed_in_a_branch,
-            tensors_made_from_numbers]
+            negated_tensor, tensors_made_from_numbers]
 ARGS = [(t([2.0]),), (t([0.0]),), (t([-1.0]),)]
 ids = [f.__name__ for f in PROGRAMS]
 
