@@ -202,11 +202,14 @@ def computed_in_a_branch(x):
 
 
 def negated_tensor(x):
-    """`not` of a tensor is a Python bool."""
+    """`not` of a tensor is a Python bool, and so is `and` of two of them."""
     flag = not x.sum()
-    old = flag
+    other = not (x > 5).any()
+    both = flag and other
+    old = (flag, both)
     flag |= True
-    return old, flag
+    both |= True
+    return old, flag, both
 
 
 def tensors_made_from_numbers(x):
