@@ -65,7 +65,7 @@ once torch is imported, so it costs nothing to programs that do not use it.
 import builtins
 import sys
 
-from autograph.runtime import staging
+from autograph.runtime import staging, torch_numbers
 from autograph.runtime.backends import Backend
 from autograph.runtime.staging import Retry
 from autograph.runtime.undefined import Undefined
@@ -197,16 +197,16 @@ def _number(t):
     written as a literal where it is read or set (dynamo guards each read
     of a module constant, on every call of the compiled function). The
     node that makes `t` in the graph being traced is marked too, for
-    `_derived`."""
+    `torch_numbers.derived`."""
     if isinstance(t, torch.Tensor):
         if torch.compiler.is_dynamo_compiling():
             torch_dynamo.markable(t)
             t._autograph_number = torch_dynamo.graph_token()
         else:
             t._autograph_number = True
-            node = _node(t)
+            node = torch_numbers.node_of(t)
             if node is not None:
-                node.meta["autograph_number"] = True
+                node.meta[torch_numbers.MARK] = True
     return t
 
 
@@ -228,69 +228,12 @@ def _is_number(x):
     return is_fake(x)
 
 
-def _node(t):
-    """The fx node that makes tensor `t` in the graph that torch.export's
-    non-strict mode traces now, or None."""
-    from torch.fx.experimental.proxy_tensor import get_proxy_mode, get_proxy_slot, has_proxy_slot
-    mode = get_proxy_mode()
-    if mode is None or not has_proxy_slot(t, mode.tracer):
-        return None
-    return get_proxy_slot(t, mode.tracer).proxy.node
-
-
-# What Python does to numbers, as torch traces it: the operators (dynamo's
-# graph calls the functions of module `operator`, and tensor methods, the
-# graph of torch.export's non-strict mode calls aten's operators), `abs`,
-# `min` and `max`, `not` (autograph's logical_not).
-_ARITHMETIC = {
-    "add", "sub", "rsub", "mul", "truediv", "div", "true_divide", "floordiv", "floor_divide", "mod",
-    "remainder", "pow", "neg", "pos", "positive", "abs", "invert", "bitwise_not", "and_", "or_", "xor",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "lshift", "rshift", "bitwise_left_shift",
-    "bitwise_right_shift", "eq", "ne", "lt", "le", "gt", "ge", "not_", "logical_not",
-    "maximum", "minimum", "clamp", "clamp_min", "clamp_max",
-}
-_ARITHMETIC |= {f"__{name.rstrip('_')}__" for name in list(_ARITHMETIC)} \
-    | {f"__r{name.rstrip('_')}__" for name in list(_ARITHMETIC)}
-
-
-def _derived(node, lifted=None):
-    """True if fx `node` makes what stands for a Python number: a tensor that
-    `_number` marked, or the 0-d result of Python's arithmetic whose tensor
-    operands all stand for numbers (the others being numbers). In the
-    unconverted function that is arithmetic on numbers, which gives a
-    number; `steps + x.sum()` and `torch.tensor(steps)` give tensors, and
-    `+=` changes those in place. `lifted` maps an input of a body's graph
-    to the node outside that it stands for."""
-    pending, seen = [node], set()
-    while pending:
-        node = pending.pop()
-        if node in seen or node.meta.get("autograph_number"):
-            continue
-        seen.add(node)
-        if lifted and node in lifted:
-            pending.append(lifted[node])
-            continue
-        value = _value(node)
-        if node.op not in ("call_function", "call_method") or not _arithmetic(node.target) \
-                or not isinstance(value, torch.Tensor) or value.dim():
-            return False
-        pending.extend(n for n in node.all_input_nodes if isinstance(_value(n), torch.Tensor))
-    return True
-
-
-def _arithmetic(function):
-    """True if `function` (a function, an operator, or a method's name) is one
-    of Python's operations on numbers (`_ARITHMETIC`)."""
-    name = function if type(function) is str else getattr(function, "__name__", "")
-    return name.split(".")[0] in _ARITHMETIC
-
-
 def _on_numbers(func, result, args, kwargs):
     """`result`, marked as a number if `func` is Python's arithmetic and the
     tensors it was made from all stand for numbers (`steps * 2`): what the
     bodies that `_capture` watches make, where a tensor read from outside
-    can be a constant of the graph, which `_derived` cannot follow."""
-    if isinstance(result, torch.Tensor) and args and _BACKEND.is_number(args[0]) and _arithmetic(func) \
+    can be a constant of the graph, which `torch_numbers.derived` cannot follow."""
+    if isinstance(result, torch.Tensor) and args and _BACKEND.is_number(args[0]) and torch_numbers.arithmetic(func) \
             and not result.dim():
         tensors = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
         if builtins.all(_BACKEND.is_number(a) for a in tensors):
@@ -299,16 +242,12 @@ def _on_numbers(func, result, args, kwargs):
 
 
 def _mark_derived(tensors):
-    """Marks each of `tensors` that arithmetic made from numbers (`_derived`)
-    while the graph that made it is the one being traced: a body that torch
-    traces runs in a graph of its own, where `_derived` cannot follow it."""
+    """Marks each of `tensors` that arithmetic made from numbers while the
+    graph that made it is the one being traced: a body that torch traces
+    runs in a graph of its own, where `torch_numbers.derived` cannot follow
+    it."""
     for t in tensors:
         _BACKEND.is_number(t)
-
-
-def _value(node):
-    """The value that fx `node` gives while it is traced (a fake tensor, ...)."""
-    return node.meta.get("val", node.meta.get("example_value"))
 
 
 def _call(fn, values, mutated, operands):
@@ -726,16 +665,16 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         """True for a tensor that stands for a Python number: one that `_number`
         marked, or one that Python's arithmetic made from such tensors and
         numbers only (`n = steps * 2`, an int in the unconverted function),
-        which `_derived` tells; this marks it then."""
+        which `torch_numbers.derived` tells; this marks it then."""
         if _is_number(x):
             return True
         if not isinstance(x, torch.Tensor) or x.dim():
             return False
         if torch.compiler.is_dynamo_compiling():
             return self.mark_derived(x)
-        node = _node(x) if is_fake(x) else None
+        node = torch_numbers.node_of(x) if is_fake(x) else None
         with torch._C.DisableTorchFunction():  # `_capture` would take the values of the nodes for operands
-            if node is None or not _derived(node):
+            if node is None or not torch_numbers.derived(node):
                 return False
         _number(x)
         return True

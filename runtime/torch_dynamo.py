@@ -37,7 +37,7 @@ import os
 import sys
 import types
 
-from autograph.runtime import calls, errors
+from autograph.runtime import calls, errors, torch_numbers
 from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry
 
@@ -187,7 +187,7 @@ _graphs = {}
 
 def _track_local(ctx):
     variable = _tracked(ctx)
-    variable.as_proxy().node.meta["autograph_number"] = True  # what tb._derived reads
+    variable.as_proxy().node.meta[torch_numbers.MARK] = True
 
 
 def _tracked(ctx):
@@ -202,11 +202,12 @@ def _tracked(ctx):
 
 
 def _mark_local_if_derived(ctx):
-    """Marks the local `value` (a tensor) as tb._number does if tb._derived
-    says it stands for a number; `_last_derived[0]` tells whether it does.
+    """Marks the local `value` (a tensor) as tb._number does if
+    torch_numbers.derived says it stands for a number; `_last_derived[0]`
+    tells whether it does.
     A body of a torch.cond or while_loop is a graph of its own, in which
     each tensor that it reads from outside is an input (a lifted free
-    variable): tb._derived follows those to the graph outside."""
+    variable): `derived` follows those to the graph outside."""
     from torch._dynamo.variables import ConstantVariable
     variable = ctx.get_local("value")._i_will_not_complain_if_bc_breaks_VariableTracker()
     output = ctx._i_will_not_complain_if_bc_breaks_InstructionTranslator().output
@@ -214,7 +215,7 @@ def _mark_local_if_derived(ctx):
     while tracer is not None:
         lifted.update((inner.node, outer.node) for outer, inner in tracer.lifted_freevars.items())
         tracer = tracer.parent
-    _last_derived[0] = tb._derived(variable.as_proxy().node, lifted)
+    _last_derived[0] = torch_numbers.derived(variable.as_proxy().node, lifted)
     if _last_derived[0]:
         output.side_effects.store_attr(_tracked(ctx), "_autograph_number", ConstantVariable.create(graph_token()))
 
@@ -322,7 +323,7 @@ class DynamoStaging:
 
     def mark_derived(self, value):
         """Marks tensor `value` as standing for a Python number, as tb._number
-        does, if tb._derived says that arithmetic made it from such tensors
+        does, if torch_numbers.derived says that arithmetic made it from such tensors
         and numbers only (`n = steps * 2`); True if so. The answer comes back
         as a constant: reading the attribute again would make dynamo guard
         it on each input tensor asked about."""
