@@ -65,7 +65,7 @@ once torch is imported, so it costs nothing to programs that do not use it.
 import builtins
 import sys
 
-from autograph.runtime import staging
+from autograph.runtime import staging, torch_numbers
 from autograph.runtime.backends import Backend
 from autograph.runtime.staging import Retry
 from autograph.runtime.undefined import Undefined
@@ -174,7 +174,7 @@ def _capture(operands):
     class Capture(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             _note((args, kwargs), operands)
-            return _on_numbers(func(*args, **(kwargs or {})), args, kwargs)
+            return _on_numbers(func, func(*args, **(kwargs or {})), args, kwargs)
 
         def __enter__(self):
             _depth[0] += 1
@@ -195,13 +195,18 @@ def _number(t):
     which dynamo traces (a lookup by `id()` would make it guard on the
     frame; torch_dynamo.markable lets it set one): `_autograph_number`,
     written as a literal where it is read or set (dynamo guards each read
-    of a module constant, on every call of the compiled function)."""
+    of a module constant, on every call of the compiled function). The
+    node that makes `t` in the graph being traced is marked too, for
+    `torch_numbers.derived`."""
     if isinstance(t, torch.Tensor):
         if torch.compiler.is_dynamo_compiling():
             torch_dynamo.markable(t)
             t._autograph_number = torch_dynamo.graph_token()
         else:
             t._autograph_number = True
+            node = torch_numbers.node_of(t)
+            if node is not None:
+                node.meta[torch_numbers.MARK] = True
     return t
 
 
@@ -211,7 +216,8 @@ def _is_number(x):
     returns as well: there it holds the token of the graph that marked it,
     which counts in that graph and, after a graph break, in the rest of the
     function; the tensors of an eager run (no fake tensors) are never
-    numbers."""
+    numbers. `TorchBackend.is_number` also tells the tensors that
+    arithmetic made from numbers."""
     if not isinstance(x, torch.Tensor):
         return False
     mark = getattr(x, "_autograph_number", None)
@@ -222,18 +228,26 @@ def _is_number(x):
     return is_fake(x)
 
 
-def _on_numbers(result, args, kwargs):
-    """`result`, marked as a number if the tensors it was made from all stand
-    for numbers (`steps * 2`): what the bodies that `_capture` watches make."""
-    if isinstance(result, torch.Tensor) and args and _is_number(args[0]):
-        if builtins.all(_is_number(a) for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)):
+def _on_numbers(func, result, args, kwargs):
+    """`result`, marked as a number if `func` is Python's arithmetic and the
+    tensors it was made from all stand for numbers (`steps * 2`): what the
+    bodies that `_capture` watches make, where a tensor read from outside
+    can be a constant of the graph, which `torch_numbers.derived` cannot follow."""
+    if isinstance(result, torch.Tensor) and args and _BACKEND.is_number(args[0]) and torch_numbers.arithmetic(func) \
+            and not result.dim():
+        tensors = [a for a in pytree.tree_leaves((args, kwargs)) if isinstance(a, torch.Tensor)]
+        if builtins.all(_BACKEND.is_number(a) for a in tensors):
             _number(result)
     return result
 
 
-def _copy(t):
-    """A copy of tensor `t`, standing for a number if `t` does."""
-    return _number(t.clone()) if _is_number(t) else t.clone()
+def _mark_derived(tensors):
+    """Marks each of `tensors` that arithmetic made from numbers while the
+    graph that made it is the one being traced: a body that torch traces
+    runs in a graph of its own, where `torch_numbers.derived` cannot follow
+    it."""
+    for t in tensors:
+        _BACKEND.is_number(t)
 
 
 def _call(fn, values, mutated, operands):
@@ -243,7 +257,7 @@ def _call(fn, values, mutated, operands):
     inputs in place, which `x += 1` does). Returns the result and whether
     `mutated` grew: then the body must be traced again."""
     with _capture(operands):
-        values = [_copy(v) if i in mutated else v for i, v in enumerate(values)]
+        values = [_BACKEND.copy(v) if i in mutated else v for i, v in enumerate(values)]
         versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
         result = fn(*values)
     grew = False
@@ -322,6 +336,7 @@ def _cond(pred, branches):
         # The predicate is made once: a retried trace would leave an unused copy.
         memo.update(inputs=inputs, mutated=set(), pred=_BACKEND.predicate(pred, branches.what, branches.loc))
     inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in `operands`
+    _mark_derived(inputs)
     copies = builtins.len(mutated)
 
     def branch(k):
@@ -349,6 +364,7 @@ def _loop(loop):
     if not memo:  # the first attempt
         memo.update(inputs=_closure_tensors(loop.test, loop.body), mutated=set())
     inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in the carry
+    _mark_derived(inputs)
     size, init = builtins.len(inputs), _BACKEND.entering(loop)
     n = builtins.len(init)  # torch calls the functions with the carry, then `inputs`
 
@@ -488,7 +504,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         """(shape, dtype, weak): weak for a Python number (or a tensor that
         stands for one)."""
         if isinstance(x, torch.Tensor):
-            return (tuple(x.shape), x.dtype, _is_number(x))
+            return (tuple(x.shape), x.dtype, self.is_number(x))
         t = type(x)
         dtype = torch.bool if t is bool else torch.int64 if t is int else torch.get_default_dtype()
         return ((), dtype, True)
@@ -607,7 +623,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return torch.index_copy(buffer, 0, index, value.unsqueeze(0))
 
     def logical_not(self, value):
-        return torch.logical_not(value)
+        return _number(torch.logical_not(value))  # `not x` is a Python bool
 
     def logical_and(self, a, b):
         return torch.logical_and(a, b)
@@ -699,14 +715,36 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return _BUILTINS.get(func)
 
     def augmented(self, op, plain, target, value):
-        if _is_number(target):  # a new number, as Python makes
+        if self.is_number(target):  # a new number, as Python makes
             result = plain(target, value)
-            return _number(result) if type(value) in _NUMBERS or _is_symbolic(value) or _is_number(value) \
+            return _number(result) if type(value) in _NUMBERS or _is_symbolic(value) or self.is_number(value) \
                 else result
         return op(target, value)
 
     def number(self, t):
         return _number(t)
+
+    def copy(self, t):
+        """A copy of tensor `t`, standing for a number if `t` does."""
+        return _number(t.clone()) if self.is_number(t) else t.clone()
+
+    def is_number(self, x):
+        """True for a tensor that stands for a Python number: one that `_number`
+        marked, or one that Python's arithmetic made from such tensors and
+        numbers only (`n = steps * 2`, an int in the unconverted function),
+        which `torch_numbers.derived` tells; this marks it then."""
+        if _is_number(x):
+            return True
+        if not isinstance(x, torch.Tensor) or x.dim():
+            return False
+        if torch.compiler.is_dynamo_compiling():
+            return self.mark_derived(x)
+        node = torch_numbers.node_of(x) if is_fake(x) else None
+        with torch._C.DisableTorchFunction():  # `_capture` would take the values of the nodes for operands
+            if node is None or not torch_numbers.derived(node):
+                return False
+        _number(x)
+        return True
 
 
 _BACKEND = TorchBackend()  # for messages

@@ -37,7 +37,7 @@ import os
 import sys
 import types
 
-from autograph.runtime import calls, errors
+from autograph.runtime import calls, errors, torch_numbers
 from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry
 
@@ -186,11 +186,38 @@ _graphs = {}
 
 
 def _track_local(ctx):
+    variable = _tracked(ctx)
+    variable.as_proxy().node.meta[torch_numbers.MARK] = True
+
+
+def _tracked(ctx):
+    """The VariableTracker of the local `value` of the frame that `ctx`
+    traces, one whose attributes the traced code may set."""
     from torch._dynamo.variables.base import AttributeMutationNew
     variable = ctx.get_local("value")._i_will_not_complain_if_bc_breaks_VariableTracker()
     side_effects = ctx._i_will_not_complain_if_bc_breaks_InstructionTranslator().output.side_effects
     if not side_effects.is_attribute_mutation(variable):
         side_effects.track_mutable(object(), variable, AttributeMutationNew)
+    return variable
+
+
+def _mark_local_if_derived(ctx):
+    """Marks the local `value` (a tensor) as tb._number does if
+    torch_numbers.derived says it stands for a number; `_last_derived[0]`
+    tells whether it does.
+    A body of a torch.cond or while_loop is a graph of its own, in which
+    each tensor that it reads from outside is an input (a lifted free
+    variable): `derived` follows those to the graph outside."""
+    from torch._dynamo.variables import ConstantVariable
+    variable = ctx.get_local("value")._i_will_not_complain_if_bc_breaks_VariableTracker()
+    output = ctx._i_will_not_complain_if_bc_breaks_InstructionTranslator().output
+    lifted, tracer = {}, output.current_tracer
+    while tracer is not None:
+        lifted.update((inner.node, outer.node) for outer, inner in tracer.lifted_freevars.items())
+        tracer = tracer.parent
+    _last_derived[0] = torch_numbers.derived(variable.as_proxy().node, lifted)
+    if _last_derived[0]:
+        output.side_effects.store_attr(_tracked(ctx), "_autograph_number", ConstantVariable.create(graph_token()))
 
 
 def _erase_local(ctx):
@@ -236,6 +263,7 @@ def _erase_unused(tracer, last):
 
 
 _probes = {}
+_last_derived = [False]  # what DynamoStaging.mark_derived found last: trace-time state
 
 
 def _objects_made_here():
@@ -285,9 +313,26 @@ class DynamoStaging:
     def objects_made_here(self):
         return _objects_made_here()
 
+    def last_derived(self):
+        return _last_derived[0]
+
     traced_location._dynamo_marked_constant = True
     probes._dynamo_marked_constant = True
     objects_made_here._dynamo_marked_constant = True
+    last_derived._dynamo_marked_constant = True
+
+    def mark_derived(self, value):
+        """Marks tensor `value` as standing for a Python number, as tb._number
+        does, if torch_numbers.derived says that arithmetic made it from such tensors
+        and numbers only (`n = steps * 2`); True if so. The answer comes back
+        as a constant: reading the attribute again would make dynamo guard
+        it on each input tensor asked about."""
+        from torch._dynamo.comptime import comptime
+
+        def mark(ctx):  # made here: dynamo guards a function read from a module or a class
+            _mark_local_if_derived(ctx)
+        comptime(mark)
+        return self.last_derived()
 
     def erase_traced(self, value):
         """Erases the operations that made `value` (a tensor that nothing uses
@@ -300,10 +345,10 @@ class DynamoStaging:
         """`values` with each tensor leaf copied."""
         torch = tb.torch
         if isinstance(values, torch.Tensor):
-            return tb._copy(values)
+            return self.copy(values)
         if self.is_scalar(values):
             return values
-        return tb.pytree.tree_map(lambda v: tb._copy(v) if isinstance(v, torch.Tensor) else v, values)
+        return tb.pytree.tree_map(lambda v: self.copy(v) if isinstance(v, torch.Tensor) else v, values)
 
     def _passed_through(self, values, leaves):
         """Positions of the tensors among `values` that a body gives back as
@@ -314,7 +359,7 @@ class DynamoStaging:
 
     def _guarded(self, values, mutated):
         """`values` with copies at the positions in `mutated`."""
-        return [tb._copy(v) if i in mutated else v for i, v in enumerate(values)]
+        return [self.copy(v) if i in mutated else v for i, v in enumerate(values)]
 
     def _unaliased(self, out, probed, inputs):
         """`out` as a body may return it: a copy if it is a view, one of the

@@ -319,19 +319,23 @@ class StagingBackend(Backend):
         # Where `left` is a boolean scalar, a cond gives `right` or `left` as
         # a boolean scalar: their logical and/or, when `right` is a Python
         # bool or a boolean scalar too (weak ones take left's type, as in a
-        # cond). Any other pair is the cond's.
+        # cond). Any other pair is the cond's. Of two that stand for Python
+        # bools (`not x`), the cond gives one too (`number`).
         if not self.is_value(left):
             return NotImplemented
         t = self.typeof(left)
-        if t != ((), self.typeof(True)[1], False):
+        if t[:2] != ((), self.typeof(True)[1]):
             return NotImplemented
         if type(right) is bool and backend_of(right) is None:
+            weak = t[2]
             right = self.cast(right, t)
         elif backend_of(right) is not self or not self.is_value(right) or self.typeof(right)[:2] != t[:2]:
             return NotImplemented
-        elif self.typeof(right)[2]:
-            right = self.cast(right, t)
-        return self.logical_and(left, right) if op == "and" else self.logical_or(left, right)
+        else:
+            weak = t[2] and self.typeof(right)[2]
+            right = self.cast(right, t) if self.typeof(right)[2] else right
+        result = self.logical_and(left, right) if op == "and" else self.logical_or(left, right)
+        return self.number(result) if weak else result
 
     # What a `for` loop says it runs over, in messages.
 

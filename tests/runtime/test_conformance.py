@@ -645,6 +645,25 @@ def numbers_updated_after_staged_statements(xp):
     return f
 
 
+def numbers_computed_from_staged_numbers(xp):
+    """What arithmetic makes from such numbers is a number too: `+=` leaves
+    `old` as it was. A number and an array make an array, which `+=`
+    changes in place where the unconverted function does (a torch tensor)."""
+    def f(x):
+        steps = 0
+        while x > 0:
+            steps += 1
+            x = x - 1.0
+        n, m, flag, t = steps * 2, -steps, steps > 1, steps + x
+        old = (n, m, flag, t)
+        n += 1
+        m -= 3
+        flag |= True
+        t += 1
+        return old, n, m, flag, t
+    return f
+
+
 S, V = np.float64, np.array
 SCALARS = [(S(2.0),), (S(0.5),), (S(-1.0),)]
 VECTORS = [(V([1.0, 2.0, 3.0]),), (V([1.0, -2.0, 3.0]),), (V([-1.0, 2.0, -3.0]),)]
@@ -698,6 +717,7 @@ PROGRAMS = [
     (nested_loops_append, VECTORS),
     (append_in_a_helper, VECTORS),
     (numbers_updated_after_staged_statements, SCALARS),
+    (numbers_computed_from_staged_numbers, SCALARS),
 ]
 
 #: Programs whose unconverted form cannot run eagerly on JAX arrays (they

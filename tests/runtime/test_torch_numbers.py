@@ -1,8 +1,11 @@
 """A variable that holds a Python number before a staged `if` or loop holds
 a 0-d tensor after it (and in a loop body), standing for the number: `+=`
 and the other augmented assignments make a new value, as Python makes a new
-int, so that `before = steps; steps += 1` leaves `before` as it was. A
-user's own tensor is still changed in place, as in eager code.
+int, so that `before = steps; steps += 1` leaves `before` as it was. So do
+they on what arithmetic makes from such numbers (`n = steps * 2`), which is
+a number in the unconverted function. A user's own tensor, and one made
+from a number and a tensor (`steps + x.sum()`, `torch.tensor(steps)`), is
+still changed in place, as in eager code.
 
 Each program runs under real `torch.compile` (fullgraph, with no graph
 break, and the default mode) and `torch.export` (strict and non-strict),
@@ -114,8 +117,124 @@ def users_tensor(x):
     return alias, acc
 
 
+def double(k):
+    return k * 2
+
+
+def computed_from_numbers(x):
+    """What Python's arithmetic makes from numbers is a number: `+=` on it
+    makes a new one, and `old` keeps the value it had."""
+    steps, rate = 0, 1.0
+    while x.sum() > 0:
+        steps += 1
+        rate /= 2
+        x = x - 1
+    n, m, k, r = steps * 2, -steps, (steps + 1) // 2 % 5, steps * rate
+    flag, nothing, big, d, w = steps > 1, not steps, max(steps, 1), double(steps), steps * x.shape[0]
+    old = (n, m, k, r, flag, nothing, big, d, w)
+    n += 1
+    m -= 3
+    k *= 4
+    r /= 2
+    flag |= True
+    nothing ^= True
+    big += 1
+    d += 1
+    w += 1
+    return old, n, m, k, r, flag, nothing, big, d, w
+
+
+def computed_in_a_body(x):
+    steps = 0
+    total = 0
+    while x.sum() > 0:
+        n = steps * 2
+        old = n
+        n += 1
+        total += old + n
+        steps += 1
+        x = x - 1
+    return steps, total
+
+
+def computed_then_staged(x):
+    """A number computed after one loop, then changed in a branch and in a
+    loop, and read in their bodies."""
+    steps = 0
+    while x.sum() > 0:
+        steps += 1
+        x = x - 1
+    n = steps * 2
+    if x.sum() < 0:
+        n += 1
+    m = 0
+    if x.sum() <= 0:
+        m = n + 1
+        before = m
+        m += 1
+        m = before * 10 + m
+    y = x + 2
+    total = 0
+    while y.sum() > 0:
+        k = n + 1
+        before = k
+        k += 1
+        total += before * 10 + k
+        n += 1
+        y = y - 1
+    old = n
+    n += 1
+    return old, n, m, total
+
+
+def computed_in_a_branch(x):
+    steps = 0
+    while x.sum() > 0:
+        steps += 1
+        x = x - 1
+    if x.sum() < 0:
+        n = steps * 2
+    else:
+        n = 5
+    old = n
+    n += 1
+    return old, n
+
+
+def negated_tensor(x):
+    """`not` of a tensor is a Python bool, and so is `and` of two of them."""
+    flag = not x.sum()
+    other = not (x > 5).any()
+    both = flag and other
+    old = (flag, both)
+    flag |= True
+    both |= True
+    return old, flag, both
+
+
+def tensors_made_from_numbers(x):
+    """A number and a tensor make a tensor, and so does torch.tensor(number):
+    `+=` changes those in place, as in the unconverted function."""
+    steps = 0
+    made = x.sum() * 0
+    while x.sum() > 0:
+        t = torch.tensor(steps)
+        alias = t
+        t += 1
+        made = made + alias
+        steps += 1
+        x = x - 1
+    u = steps + x.sum()
+    v = torch.tensor(steps)
+    aliases = (u, v)
+    u += 1
+    v += 1
+    return made, aliases, u, v
+
+
 PROGRAMS = [after_loop, in_body, after_if, several_operators, becomes_float, second_loop, in_branch,
-            users_tensor]
+            users_tensor, computed_from_numbers, computed_in_a_body, computed_then_staged, computed_in_a_branch,
+            negated_tensor, tensors_made_from_numbers]
 ARGS = [(t([2.0]),), (t([0.0]),), (t([-1.0]),)]
 ids = [f.__name__ for f in PROGRAMS]
 
