@@ -169,7 +169,18 @@ class StagingBackend(Backend):
     # Shared ---------------------------------------------------------------------
 
     def flat(self, values):
-        return Flat(values, self.flatten, self.unflatten)
+        return self.classes()[0](values, self.flatten, self.unflatten)
+
+    def classes(self):
+        """(Flat, Branches, Loop): the classes that the statements make. A
+        tracer that runs this code itself (dynamo) takes the result as a
+        constant of its trace (`_dynamo_marked_constant`, as
+        torch.compiler.assume_constant_result marks it), where it would
+        guard, on every call of what it compiled, each class read from a
+        module."""
+        return Flat, Branches, Loop
+
+    classes._dynamo_marked_constant = True
 
     # What the statements use on every staged statement is methods: a tracer
     # that runs this code itself (dynamo) guards each module function and
@@ -235,7 +246,7 @@ class StagingBackend(Backend):
         return True
 
     def _cond(self, pred, true_fn, false_fn, operands, names):
-        branches = Branches(self, true_fn, false_fn, operands, names, self.location())
+        branches = self.classes()[1](self, true_fn, false_fn, operands, names, self.location())
         return branches.run(lambda: self.stage_cond(pred, branches))
 
     def while_loop(self, test, body, state, names, opts):
@@ -270,8 +281,9 @@ class StagingBackend(Backend):
                 return self._stage(bounded_while(self, test, body, state, names, limit - done, what, loc),
                                    opts)[1:]
             count = len(names)
-            return self._stage(Loop(self, test, lambda *s: self.normalize(body(*s), count, "loop body"),
-                                    state, names, what, loc), opts)
+            loop = self.classes()[2](self, test, lambda *s: self.normalize(body(*s), count, "loop body"),
+                                     state, names, what, loc)
+            return self._stage(loop, opts)
         if not self.tracks_places():
             result = stage(test, body, state, names)
         else:
