@@ -75,12 +75,14 @@ __all__ = ["TorchBackend", "TorchRange"]
 _NUMBERS = (bool, int, float)
 
 torch = pytree = is_fake = guard_or_false = guard_or_true = has_static_value = None
-_torch_cond = _torch_while_loop = None  # torch.cond and torch._higher_order_ops.while_loop
+# torch's functions that the dynamo path calls, read from this module (`torch_cond`).
+_torch_cond = _torch_while_loop = _torch_full = None
 _SYMBOLIC = set()  # torch.SymBool, SymInt, SymFloat once torch is loaded
 
 
 def _load():
-    global torch, pytree, is_fake, guard_or_false, guard_or_true, has_static_value, _torch_cond, _torch_while_loop
+    global torch, pytree, is_fake, guard_or_false, guard_or_true, has_static_value, _torch_cond, _torch_while_loop, \
+        _torch_full
     if torch is None:
         import torch as torch_module
         import torch.utils._pytree as pytree_module
@@ -88,7 +90,7 @@ def _load():
         from torch._subclasses.fake_tensor import is_fake as is_fake_function
         from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true, has_static_value
         torch, pytree, is_fake = torch_module, pytree_module, is_fake_function
-        _torch_cond, _torch_while_loop = torch.cond, while_loop
+        _torch_cond, _torch_while_loop, _torch_full = torch.cond, while_loop, torch.full
         _SYMBOLIC.update((torch.SymBool, torch.SymInt, torch.SymFloat))
         torch_dynamo.install(torch)
 
@@ -541,7 +543,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         if isinstance(x, self.tensor_type()):
             x = x if x.dtype == dtype else x.to(dtype)
             return x if tuple(x.shape) == shape else x.expand(shape).clone()  # one that stands for a number
-        return torch.full(shape, x, dtype=dtype)
+        return _torch_full(shape, x, dtype=dtype)
 
     def same_leaf(self, a, b):
         # A tensor's type does not say its dtype: it is not the same leaf as
