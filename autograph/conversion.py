@@ -39,8 +39,8 @@ from autograph.converters import (
     control_flow,
     directives,
     fast_paths,
+    item_reads,
     item_updates,
-    list_reads,
     logical_expressions,
     return_statements,
 )
@@ -53,7 +53,7 @@ __all__ = ["convert_function", "converted", "converted_source", "cached", "remem
 # Jump lowering runs before the scope analysis; expression converters before
 # control flow, which then sees their lambdas as plain reads.
 LOWERING = (directives, return_statements, break_statements, continue_statements)
-EXPRESSIONS = (asserts, call_trees, item_updates, list_reads, conditional_expressions, logical_expressions)
+EXPRESSIONS = (asserts, call_trees, item_updates, item_reads, conditional_expressions, logical_expressions)
 
 
 class Context:

@@ -12,7 +12,7 @@ one function at a time (its nested functions first), in this order:
     asserts                `assert` becomes `ag__.assert_stmt`
     call_trees             calls go through `ag__.call(f)`
     item_updates           `x[i] = v` becomes `x = ag__.setitem(x, i, v)`
-    list_reads             `ys[i]` of a list made in the function becomes `ag__.list_item(ys, i, 'ys')`
+    item_reads             `x[i]` whose index a backend may trace becomes `ag__.getitem(x, i, 'x')`
     conditional_expressions  `a if c else b` becomes `ag__.if_exp`
     logical_expressions    `and`, `or`, `not`, chained comparisons become operator calls
 

@@ -25,7 +25,9 @@ over to the operator when the test (or the break flag) turns symbolic in the
 middle of a loop, with the state of that moment.
 
 An augmented assignment to a name (`x = ag__.iadd(x, v)`, item_updates.py)
-runs as Python's `x += v` when `x` is of a type no backend claims.
+runs as Python's `x += v` when `x` is of a type no backend claims; an item
+read (`ag__.getitem(x, i, 'x')`, item_reads.py) as `x[i]` when `i` is an
+int.
 """
 
 import copy
@@ -356,7 +358,16 @@ class _Inliner:
             stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         iterable = self.ctx.namer.helper("iterable")
         item = body_fn.args.args[0].id
-        body = self._inline(body_fn, keep_return=False)
+        # Python's iteration binds `item`: where the body binds it nowhere
+        # else, no staged statement makes it a traced number in this path.
+        python = self.fast.python_names
+        if not any(isinstance(n, gast.Name) and n.id == item and isinstance(n.ctx, gast.Store)
+                   for n in gast.walk(body_fn)):
+            self.fast.python_names = python | {item}
+        try:
+            body = self._inline(body_fn, keep_return=False)
+        finally:
+            self.fast.python_names = python
         check = builders.call(builders.attr(self.ag, "is_python"), builders.name(iterable))
         source = builders.name(iterable)
         if test_fn is not None:
@@ -442,6 +453,15 @@ def _compare_ops(ops):
     return None
 
 
+def _index_names(index):
+    """The names of an index made of names and constants (`i`, `i, 0`), in
+    order; None for another index."""
+    items = index.elts if isinstance(index, gast.Tuple) else [index]
+    if not all(isinstance(e, (gast.Name, gast.Constant)) for e in items):
+        return None
+    return list(dict.fromkeys(e.id for e in items if isinstance(e, gast.Name))) or None
+
+
 def _sets_option(call, position, name):
     """True if the loop's options (a dict literal, argument `position` of
     the operator call) set `name`."""
@@ -463,11 +483,12 @@ class _FastExpressions:
     One temporary serves every expression: each use reads it right after it
     is assigned, before any other operand runs."""
 
-    _OPERATORS = ("if_exp", "and_", "or_", "not_", "compare")
+    _OPERATORS = ("if_exp", "and_", "or_", "not_", "compare", "getitem")
 
     def __init__(self, ag, temporary, namer):
         self.ag, self.temporary, self.namer = ag, temporary, namer
         self.sites = []
+        self.python_names = frozenset()  # hold Python values here: the variables of Python `for` loops
         self.depth = 0  # operators inlined around the current expression
 
     def __call__(self, node):
@@ -563,6 +584,10 @@ class _FastExpressions:
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                 and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
                 and node.func.attr in self._OPERATORS and _only_pure(node.keywords)):
+            if node.func.attr == "getitem":
+                index = node.args[1]
+                return "getitem" if isinstance(node.args[0], gast.Name) and (
+                    not isinstance(index, gast.Tuple) or _index_names(index)) else None
             if node.func.attr == "compare":
                 return "compare" if len(node.args) > 3 and _compare_ops(node.args[1]) \
                     and all(isinstance(a, gast.Lambda) for a in node.args[3:]) else None
@@ -610,6 +635,13 @@ class _FastExpressions:
 
     def _is(self, left, constant):
         return gast.Compare(left=left, ops=[gast.Is()], comparators=[builders.const(constant)])
+
+    def _fallback_at(self, node, position):
+        """`node` with its argument at `position` read from the temporary."""
+        new = copy.copy(node)
+        new.args = list(node.args)
+        new.args[position] = builders.located(builders.name(self.temporary), node)
+        return new
 
     def _fallback(self, node):
         new = copy.copy(node)
@@ -665,6 +697,29 @@ class _FastExpressions:
 
     def or_(self, node, original):
         return self._short_circuit(node, original, False)
+
+    def getitem(self, node, original):
+        """`x[i]` (`ag__.getitem(x, i, 'x')`, item_reads.py) where the index
+        is a Python int (for a tuple of names and constants, each of its
+        names), the index that decides its meaning:
+
+            x[value] if (value := i - 1).__class__ is int else ag__.getitem(x, value, 'x')
+
+        and as `x[i - 1]` where the index reads only variables of the Python
+        `for` loops around it that their bodies bind nowhere else."""
+        def is_int(value):
+            return gast.Compare(left=builders.attr(value, "__class__"), ops=[gast.Is()],
+                                comparators=[builders.name("int")])
+        obj, index = node.args[:2]
+        if {n.id for n in gast.walk(index) if isinstance(n, gast.Name)} <= self.python_names:
+            return gast.Subscript(value=obj, slice=index, ctx=gast.Load())
+        if isinstance(index, gast.Tuple):
+            tests = [is_int(builders.name(n)) for n in _index_names(index)]
+            test = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+            return gast.IfExp(test=test, body=gast.Subscript(value=obj, slice=index, ctx=gast.Load()),
+                              orelse=original)
+        read = gast.Subscript(value=obj, slice=builders.name(self.temporary), ctx=gast.Load())
+        return gast.IfExp(test=is_int(self._assign(index)), body=read, orelse=self._fallback_at(node, 1))
 
     def not_(self, node, original):
         return gast.IfExp(

@@ -127,6 +127,12 @@ class Backend:
         if not test:
             raise AssertionError(msg_fn()) if msg_fn is not None else AssertionError
 
+    def getitem(self, target, index):
+        """`target[index]`, where `index` is (or holds) one of this backend's
+        values: converted code's `x[i]` when `i` may be traced
+        (`operators.getitem`)."""
+        return target[index]
+
     def setitem(self, target, index, value):
         """`target[index] = value; return target`, where `target` is symbolic,
         or a concrete array where `index` or `value` is symbolic (Python

@@ -126,10 +126,13 @@ def _merge(a, b):
 
 
 def _cast(x, t):
-    """x as a value of type t (shape, dtype, weak)."""
+    """x as a value of type t (shape, dtype, weak); None for a Python
+    number that t's dtype cannot hold (`staging.numpy_holds`)."""
     shape, dtype, _ = t
     if isinstance(x, jax.core.Tracer) and x.dtype == dtype and x.shape == shape:
         return x  # as jnp.asarray gives it, without a call
+    if type(x) in _NUMBERS and not staging.numpy_holds(x, dtype):
+        return None
     if type(x) in _NUMBERS and shape == ():
         if t[2] and _typeof(x) == t:
             return x  # a Python number that stays one: lax takes it as it is

@@ -25,7 +25,7 @@ from autograph.runtime.undefined import Undefined
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
-    "assert_stmt", "setitem", "list_item", "is_python", "iterate", "PYTHON_TYPES",
+    "assert_stmt", "setitem", "getitem", "is_python", "iterate", "PYTHON_TYPES",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
 ]
@@ -371,21 +371,24 @@ def setitem(target, index, value):
     return backend.setitem(target, index, value)
 
 
-def list_item(values, index, name):
-    """`values[index]`, where `values` is the list `name` of the converted
-    function. An index that a backend traces reads the list through the
-    backend (`StagingBackend.list_item`): Python's list indexing would need
-    its value."""
-    if type(index) is int or type(values) is not list:
-        return values[index]
-    if is_accumulating(values):
-        raise values[0].acc.read_error()
-    backend = backend_of(index)
-    # (A tracer that follows Python itself, dynamo, traces Python's indexing.)
-    if not isinstance(backend, StagingBackend) or getattr(index, "shape", None) != () \
-            or not backend.tracks_places() or backend.concrete(index) is not None:
-        return values[index]
-    return backend.list_item(values, index, name)
+def getitem(target, index, name):
+    """`target[index]`, where `name` is how the converted function writes
+    `target`, for an index that a backend may trace (converters/item_reads.py):
+    a traced index reads a Python list through the backend
+    (`StagingBackend.list_item`: Python's list indexing would need its
+    value), and any other object as its backend says (`Backend.getitem`)."""
+    if type(index) is int:
+        return target[index]
+    if type(target) is list and is_accumulating(target):
+        raise target[0].acc.read_error()
+    backend = backend_of_any(index) if type(index) is tuple else backend_of(index)
+    if backend is None:
+        return target[index]
+    # (A tracer that follows Python itself, dynamo, traces Python's list indexing.)
+    if type(target) is list and isinstance(backend, StagingBackend) and getattr(index, "shape", None) == () \
+            and backend.tracks_places() and backend.concrete(index) is None:
+        return backend.list_item(target, index, name)
+    return backend.getitem(target, index)
 
 
 # Kept importable from here for generated code: `ag__.Undefined`.

@@ -349,6 +349,8 @@ def _len(obj):
         step = obj.step
         sign = (1 if step > 0 else -1) if type(step) is int else torch.sign(step)
         return torch.clamp((obj.stop - obj.start + step - sign) // step, min=0)
+    if isinstance(obj, torch.Tensor) and obj.dim():
+        return obj.shape[0]  # a dynamic dimension stays symbolic: Python's len() would specialize it
     return builtins.len(obj)
 
 
@@ -538,12 +540,30 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return None
 
     def cast(self, x, t):
-        """x as a tensor of type t (shape, dtype, weak)."""
+        """x as a tensor of type t (shape, dtype, weak); None for a Python
+        number that t's dtype cannot hold (`staging.holds`)."""
         shape, dtype, _ = t
         if isinstance(x, self.tensor_type()):
             x = x if x.dtype == dtype else x.to(dtype)
-            return x if tuple(x.shape) == shape else x.expand(shape).clone()  # one that stands for a number
+            # Only a number's 0-d stand-in has another shape than its merged
+            # type; sizes are not compared: in a while_loop body under dynamo,
+            # comparing a dynamic size with the type's (the enclosing graph's)
+            # fails in torch ("argument of type: LazyProxy").
+            return x if x.dim() == len(shape) else x.expand(shape).clone()
+        if not self.compiling() and not self.holds(x, dtype):
+            return None  # (dynamo's torch.full raises "value cannot be converted ... without overflow")
         return _torch_full(shape, x, dtype=dtype)
+
+    def holds(self, x, dtype):
+        """`staging.holds` for a tensor's dtype."""
+        if type(x) is int and dtype != torch.bool and not dtype.is_floating_point and not dtype.is_complex \
+                and not _is_symbolic(x):
+            info = torch.iinfo(dtype)
+            return staging.holds(x, "i", info.min, info.max)
+        if type(x) is float and dtype.is_floating_point and not _is_symbolic(x):
+            info = torch.finfo(dtype)
+            return staging.holds(x, "f", -float(info.max), float(info.max))
+        return True
 
     def same_leaf(self, a, b):
         # A tensor's type does not say its dtype: it is not the same leaf as
@@ -652,11 +672,58 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         torch._assert_async(self.predicate(test, "an `assert`", loc), str(message))
         return None
 
+    def getitem(self, target, index):
+        parts = self.scalar_indices(target, index)
+        if parts is None:
+            return target[index]
+        view, indices = parts
+        return torch.ops.aten.index.Tensor(view, indices)
+
     def setitem(self, target, index, value):
         if _is_traced(target):
             target = target.clone()
-        target[index] = value
+        parts = self.scalar_indices(target, index)
+        if parts is None:
+            target[index] = value
+            return target
+        view, indices = parts
+        value = value if isinstance(value, torch.Tensor) else view.new_full((), value)
+        view.index_put_(indices, value if value.dtype == view.dtype else value.to(view.dtype))
         return target
+
+    def scalar_indices(self, target, index):
+        """For an index of a tensor that holds a traced integer scalar (a
+        staged loop's counter): Python's indexing would want its value (torch
+        raises "Could not extract specialized integer from data-dependent
+        expression"), so (what the other items select: a view of `target`,
+        the index list of `aten.index` and `index_put_` for it: each such
+        scalar at the dimension it indexes), which read the item and check
+        its bounds when the program runs. None for another index: Python's
+        indexing does."""
+        if not isinstance(target, torch.Tensor):
+            return None
+        items = index if type(index) is tuple else (index,)
+        basic, indices = [], []
+        for item in items:
+            if isinstance(item, torch.Tensor):
+                if item.dim() != 0 or item.dtype == torch.bool or item.is_floating_point() \
+                        or item.is_complex() or not _is_traced(item):
+                    return None
+                basic.append(slice(None))
+                indices.append(item)
+            elif type(item) is slice:
+                basic.append(item)
+                indices.append(None)
+            elif type(item) is int or type(item) is torch.SymInt:
+                basic.append(item)  # its dimension goes
+            else:
+                return None  # `...`, None, a list: Python's indexing, as it is
+        if not [i for i in indices if i is not None]:
+            return None
+        while indices[-1] is None:
+            indices.pop()
+        plain = [b for b in basic if not (type(b) is slice and b == slice(None))]
+        return (target[tuple(basic)] if plain else target), indices
 
     def builtin(self, func):
         return _BUILTINS.get(func)

@@ -396,6 +396,8 @@ class DynamoStaging:
                     if kind == "carried":
                         leaf = leaves[j]
                         value = branches.cast(leaf, t)
+                        if value is None:
+                            raise branches.cannot_cast(k, j, t)
                         outs.append(value if value is not leaf else self._unaliased(value, probed[k][j], operands))
                 # One output as it is: torch.cond's pytree then has no tuple,
                 # whose flattening dynamo would guard on every call.

@@ -22,8 +22,10 @@ from autograph.runtime.staging.values import (
     Retry,
     TracedRange,
     describe_marker,
+    holds,
     in_range,
     normalize,
+    numpy_holds,
     pack,
     range_bounds,
     same_leaf,
@@ -31,5 +33,5 @@ from autograph.runtime.staging.values import (
 )
 
 __all__ = ["NUMBERS", "Branches", "Counted", "Flat", "Loop", "Retry", "StagingBackend",
-           "TracedRange", "describe_marker", "in_range", "normalize", "pack", "range_bounds",
+           "TracedRange", "describe_marker", "holds", "in_range", "normalize", "numpy_holds", "pack", "range_bounds",
            "same_leaf", "same_python"]

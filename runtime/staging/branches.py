@@ -158,12 +158,18 @@ class Branches:
             if kind == "carried":
                 value = self.cast(self.flats[k].leaves[j], t)
                 if value is None:
-                    a, b = (self.flats[0].leaves[j], self.flats[1].leaves[j])
-                    raise errors.branch_type(
-                        self.names[self.flats[k].owner[j]], self.backend.describe(a),
-                        self.backend.describe(b), self.what, self.loc)
+                    raise self.cannot_cast(k, j, t)
                 out.append(value)
         return out
+
+    def cannot_cast(self, k, j, t):
+        """The error for leaf `j` of branch `k`, which type `t` cannot hold."""
+        name, leaf = self.names[self.flats[k].owner[j]], self.flats[k].leaves[j]
+        if type(leaf) in (int, float):
+            return errors.number_out_of_range(errors.BranchMismatchError, name, self.backend.describe(leaf),
+                                              self.backend.describe_type(t), self.what, self.loc)
+        a, b = (self.flats[0].leaves[j], self.flats[1].leaves[j])
+        return errors.branch_type(name, self.backend.describe(a), self.backend.describe(b), self.what, self.loc)
 
     def cast(self, leaf, t):
         """A branch's output `leaf` as a value of type `t` (None if it cannot

@@ -10,7 +10,8 @@ from autograph.runtime.errors import BranchMismatchError, LoopStateError, Undefi
 __all__ = [
     "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
     "defined_in_loop", "list_changed", "list_unbounded", "loop_does_not_settle", "loop_python_change",
-    "loop_structure", "loop_type_change", "one_branch", "returned_in_loop", "shape_invariants", "show",
+    "loop_structure", "loop_type_change", "number_out_of_range", "one_branch", "returned_in_loop", "shape_invariants",
+    "show",
 ]
 
 
@@ -57,6 +58,15 @@ def branch_type(name, true_text, false_text, what, loc):
     return BranchMismatchError(
         f"'{name}' is {true_text} in the true branch but {false_text} in the false branch of "
         f"{what} ({loc}); both branches must give it the same dtype and shape")
+
+
+def number_out_of_range(error, name, value_text, type_text, what, loc):
+    """A Python number that the type its variable takes in a staged
+    statement cannot hold (it would wrap, or become inf)."""
+    return error(
+        f"'{name}' is {value_text}, which {type_text} cannot hold, and {what} ({loc}) gives it that "
+        f"type (from its other branch, or from the loop body): the value would change. Give '{name}' "
+        "a dtype that holds both before the statement, or keep it in range")
 
 
 def branches_do_not_settle(what, loc):

@@ -120,6 +120,9 @@ class Loop:
                 name, text = self.names[self.flat.owner[j]], self.backend.describe_type(self.types[j])
                 if j in self.stand_ins:
                     raise errors.returned_in_loop(name, text, self.backend.array, self.what, self.loc)
+                if type(self.leaves[j]) in (int, float):
+                    raise errors.number_out_of_range(errors.LoopStateError, name, self.backend.describe(
+                        self.leaves[j]), text, self.what, self.loc)
                 raise errors.cannot_enter(name, text, self.what, self.loc)
             self.entered[j] = (self.types[j], self.leaves[j], value)
             out.append(value)

@@ -11,8 +11,8 @@ from autograph.runtime.backends import unchanged
 from autograph.runtime.errors import TracingError, user_location
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue
 
-__all__ = ["NUMBERS", "Flat", "Retry", "Treedef", "describe_marker", "flatten", "in_range", "normalize",
-           "pack", "range_bounds", "same_leaf", "same_python", "TracedRange", "unflatten"]
+__all__ = ["NUMBERS", "Flat", "Retry", "Treedef", "describe_marker", "flatten", "holds", "in_range", "normalize",
+           "numpy_holds", "pack", "range_bounds", "same_leaf", "same_python", "TracedRange", "unflatten"]
 
 #: Python's number types: what a backend widens to its own scalars.
 NUMBERS = (bool, int, float, complex)
@@ -212,6 +212,33 @@ class TracedRange:
             f"({user_location()}): its length is known only when the program runs. Only a `for` statement "
             f"of converted code loops over it (as {self.staged_as}): write the comprehension, `list()`, "
             "`sum()` or other call that iterates over it as a `for` loop, or give the range a Python int bound")
+
+
+def holds(x, kind, low, high):
+    """Whether a variable of a dtype of `kind` ("i": integer, "f": floating)
+    whose finite values run from `low` to `high` holds the Python number
+    `x` as it is: False for an int out of an integer dtype's range, or a
+    finite float beyond a float dtype's largest value (it would wrap, or
+    become inf)."""
+    if type(x) is int and kind == "i":
+        return low <= x <= high
+    if type(x) is float and kind == "f" and x == x and abs(x) != float("inf"):
+        return low <= x <= high
+    return True
+
+
+def numpy_holds(x, dtype):
+    """`holds` for a numpy dtype (JAX's dtypes are numpy's)."""
+    kind = "i" if dtype.kind in "iu" else "f" if dtype.kind == "f" else None
+    if kind is None or type(x) not in (int, float):
+        return True
+    try:
+        info = np.iinfo(dtype) if kind == "i" else np.finfo(dtype)
+    except (TypeError, ValueError):  # a dtype numpy does not describe (bfloat16)
+        return True
+    if kind == "i":
+        return holds(x, kind, int(info.min), int(info.max))
+    return holds(x, kind, -float(info.max), float(info.max))
 
 
 def in_range(i, stop, step):

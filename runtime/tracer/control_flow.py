@@ -12,7 +12,7 @@ promotion of it stays as in eager code.
 import operator
 
 import numpy as np
-from autograph.runtime.staging import Counted
+from autograph.runtime.staging import Counted, numpy_holds
 from autograph.runtime.tracer import context, numpy_api
 from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.graph import Block, Node, format_type
@@ -95,6 +95,8 @@ def cast(x, t):
     """`x` (symbolic or Python number) as a value of type `t` in the current block."""
     shape, dtype, weak = t
     if _is_num(x):
+        if not numpy_holds(x, dtype):
+            return None
         if weak:
             return context.constant(_PY_BY_KIND[dtype.kind](x))
         if None in shape:

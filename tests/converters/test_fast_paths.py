@@ -220,3 +220,64 @@ def test_nested_loop_helpers_do_not_replace_the_outer_ones(backend):
             return other > 5 if self.calls < 2 else Flag(other > 5)
 
     assert autograph.to_graph(nested)([1, 2, 3], Threshold()) == nested([1, 2, 3], 5) == 6
+
+
+# Item reads (converters/item_reads.py) -------------------------------------
+
+class Index:
+    """A stand-in index that the test backend claims: only `getitem` reads with it."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+class IndexBackend(runtime.Backend):
+    name = "indices"
+
+    def owns_type(self, cls):
+        return cls is Index
+
+    def getitem(self, target, index):
+        return ("read", target[index.value])
+
+
+def reads(xs, k, n):
+    total = 0
+    for i in range(n):
+        total += xs[i] + xs[i - 1]
+        if i > 10:
+            k = i
+    return total, xs[k]
+
+
+def test_item_reads_with_python_indices_run_inlined(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("getitem ran for a Python index")
+    monkeypatch.setattr(runtime, "getitem", refuse)
+    assert autograph.to_graph(reads)([1, 2, 3], 1, 3) == reads([1, 2, 3], 1, 3)
+
+
+def test_item_reads_skip_the_check_for_python_loop_variables():
+    from autograph import conversion
+    code = conversion.inlined_source(reads)
+    assert "total += xs[i] + xs[i - 1]" in code  # i: Python's iteration binds it, nothing else does
+    assert "xs[value] if (value := k).__class__ is int else ag__.getitem(xs, value, 'xs')" in code
+
+
+def rebinds_the_loop_variable(xs, k, n):
+    s = []
+    for i in range(n):
+        i = k
+        s.append(xs[i])
+    return s
+
+
+def test_an_index_that_a_backend_claims_reads_through_it():
+    from autograph import conversion
+    assert "xs[i])" not in conversion.inlined_source(rebinds_the_loop_variable)
+    backend = runtime.register_backend(IndexBackend())
+    try:
+        assert autograph.to_graph(reads)([1, 2, 3], Index(2), 2) == (reads([1, 2, 3], 2, 2)[0], ("read", 3))
+        assert autograph.to_graph(rebinds_the_loop_variable)([5, 6, 7], Index(1), 2) == [("read", 6)] * 2
+    finally:
+        runtime.unregister_backend(backend)

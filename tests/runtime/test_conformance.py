@@ -904,6 +904,25 @@ def return_value_or_fall_off(xp):
     return f
 
 
+def number_out_of_range_of_the_other_branch(xp):
+    def f(x):
+        y = 300
+        if x > 0:
+            y = x
+        return y
+    return f
+
+
+def number_out_of_range_entering_loop(xp):
+    def f(x):
+        y = 1e300
+        while x > 0:
+            y = x
+            x = x - 1
+        return y
+    return f
+
+
 def list_of_two_shapes_at_traced_index(xp):
     def f(x, k):
         ys = [x, x[:1]]
@@ -950,6 +969,10 @@ ERRORS = [
      "false branch"),
     (list_of_two_shapes_at_traced_index, [V([1.0, 2.0]), np.int64(1)], TracingError, "ys", "return ys[k]",
      "its elements are not all"),
+    (number_out_of_range_of_the_other_branch, [np.int8(1)], BranchMismatchError, "y", "if x > 0",
+     "(300), which int8[]"),
+    (number_out_of_range_entering_loop, [np.float32(2.0)], LoopStateError, "y", "while x > 0",
+     "(1e+300), which float32[]"),
 ]
 
 
