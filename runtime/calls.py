@@ -292,31 +292,24 @@ class _Traced:
 
     __slots__ = ()
 
-    def kinds(self):
-        """The types that `call` tells apart, which dynamo takes as constants
-        of the trace (it runs this outside the trace)."""
-        return _BuiltinFunctionType, _CLASS_SLOT, _FunctionType, _MethodType, _PartialType
-
-    kinds._dynamo_marked_constant = True
-
     def call(self, f, converter):
-        builtin, slot, function, method, partial = self.kinds()
         try:
             cls = f.__class__
         except AttributeError:
             cls = None
-        if cls is builtin or cls is type:
+        if cls is _BuiltinFunctionType or cls is type:
             override = _override_of(f)
             return f if override is None else override
-        if not (cls is None or cls is slot or cls is function or cls is method or cls is partial):
+        if not (cls is None or cls is _CLASS_SLOT or cls is _FunctionType or cls is _MethodType
+                or cls is _PartialType):
             return f
         # `converter` read only here: a tensor's method costs no guard on it.
-        if isinstance(f, function):
+        if isinstance(f, _FunctionType):
             return f if converter is None else _outside(converter, f)
-        if isinstance(f, method):
+        if isinstance(f, _MethodType):
             converted = self.call(f.__func__, converter)
             return f if converted is f.__func__ else functools.partial(converted, f.__self__)
-        if isinstance(f, partial):
+        if isinstance(f, _PartialType):
             converted = self.call(f.func, converter)
             return f if converted is f.func else functools.partial(converted, *f.args, **f.keywords)
         return f

@@ -76,13 +76,13 @@ _NUMBERS = (bool, int, float)
 
 torch = pytree = is_fake = guard_or_false = guard_or_true = has_static_value = None
 # torch's functions that the dynamo path calls, read from this module (`torch_cond`).
-_torch_cond = _torch_while_loop = _torch_full = None
+_torch_cond = _torch_while_loop = _torch_full = _Tensor = None
 _SYMBOLIC = set()  # torch.SymBool, SymInt, SymFloat once torch is loaded
 
 
 def _load():
     global torch, pytree, is_fake, guard_or_false, guard_or_true, has_static_value, _torch_cond, _torch_while_loop, \
-        _torch_full
+        _torch_full, _Tensor
     if torch is None:
         import torch as torch_module
         import torch.utils._pytree as pytree_module
@@ -90,7 +90,7 @@ def _load():
         from torch._subclasses.fake_tensor import is_fake as is_fake_function
         from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true, has_static_value
         torch, pytree, is_fake = torch_module, pytree_module, is_fake_function
-        _torch_cond, _torch_while_loop, _torch_full = torch.cond, while_loop, torch.full
+        _torch_cond, _torch_while_loop, _torch_full, _Tensor = torch.cond, while_loop, torch.full, torch.Tensor
         _SYMBOLIC.update((torch.SymBool, torch.SymInt, torch.SymFloat))
         torch_dynamo.install(torch)
 
@@ -413,9 +413,9 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     # Facts that hold for a whole trace, which dynamo takes as constants: it
     # runs these outside the trace (`_dynamo_marked_constant`, what
     # torch.compiler.assume_constant_result sets) and guards nothing, where
-    # reading `torch.compiler.is_dynamo_compiling` or `torch.Tensor` from
-    # this module would cost guards on the module, on torch and on each
-    # attribute, and a check that torch is the module that torch.cond reads.
+    # reading `torch.compiler.is_dynamo_compiling` or a dtype through torch
+    # would cost guards on this module, on torch and on each attribute, and
+    # a check that torch is the module that torch.cond reads.
 
     def compiling(self):
         """True while dynamo traces (`torch.compiler.is_dynamo_compiling()`
@@ -423,7 +423,11 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return torch_dynamo.tracing()
 
     def tensor_type(self):
-        return torch.Tensor
+        # Read from this module, not through torch, and not as a constant of
+        # the trace: dynamo checks that a class it finds under two names is
+        # one object (type() of a tensor names torch.Tensor too), and it cannot
+        # name a constant's result in that check under dynamic shapes.
+        return _Tensor
 
     def dtype(self, kind):
         """The dtype of a Python number whose type is named `kind` ("bool",
@@ -431,7 +435,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         default dtype.)"""
         return torch.bool if kind == "bool" else torch.int64 if kind == "int" else torch.get_default_dtype()
 
-    compiling._dynamo_marked_constant = tensor_type._dynamo_marked_constant = True
+    compiling._dynamo_marked_constant = True
     dtype._dynamo_marked_constant = True
 
     def is_traced(self, x):

@@ -172,13 +172,16 @@ class StagingBackend(Backend):
         return self.classes()[0](values, self.flatten, self.unflatten)
 
     def classes(self):
-        """(Flat, Branches, Loop): the classes that the statements make. A
-        tracer that runs this code itself (dynamo) takes the result as a
-        constant of its trace (`_dynamo_marked_constant`, as
+        """(Flat, Branches): classes that only these methods make. A tracer
+        that runs this code itself (dynamo) takes the result as a constant
+        of its trace (`_dynamo_marked_constant`, as
         torch.compiler.assume_constant_result marks it), where it would
         guard, on every call of what it compiled, each class read from a
-        module."""
-        return Flat, Branches, Loop
+        module. (A class that other modules read too, as loops.py reads
+        Loop, is read as a global: dynamo checks that the class it finds
+        under two names is one object, and cannot name such a constant in
+        that check.)"""
+        return Flat, Branches
 
     classes._dynamo_marked_constant = True
 
@@ -281,9 +284,8 @@ class StagingBackend(Backend):
                 return self._stage(bounded_while(self, test, body, state, names, limit - done, what, loc),
                                    opts)[1:]
             count = len(names)
-            loop = self.classes()[2](self, test, lambda *s: self.normalize(body(*s), count, "loop body"),
-                                     state, names, what, loc)
-            return self._stage(loop, opts)
+            return self._stage(Loop(self, test, lambda *s: self.normalize(body(*s), count, "loop body"),
+                                    state, names, what, loc), opts)
         if not self.tracks_places():
             result = stage(test, body, state, names)
         else:
