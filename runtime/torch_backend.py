@@ -294,7 +294,7 @@ def _cond(pred, branches):
             if branches.traced() and (builtins.len(mutated) > copies
                                       or builtins.len(inputs) > builtins.len(args)):
                 raise Retry
-            return tuple(_fresh(out, args) for out in outs)
+            return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs]))
         return fn
 
     from torch._higher_order_ops.cond import cond_op
@@ -319,7 +319,7 @@ def _loop(loop):
         _note(outs, inputs)
         if grew or builtins.len(inputs) > size:
             raise Retry
-        return tuple(_fresh(out, args) for out in outs)
+        return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs]))
 
     try:
         return while_loop_op(cond_fun, body_fun, init, tuple(inputs))

@@ -340,6 +340,16 @@ class DynamoStaging:
             return out.clone()
         return out
 
+    def distinct(self, outs):
+        """`outs` with a copy of each tensor that is also an earlier output
+        (`z = y` in a branch): torch refuses outputs that alias each other
+        under dynamo, and non-strict export takes them for one output (which
+        is wrong where a loop runs zero times)."""
+        seen = []
+        for v in outs:
+            seen.append(v.clone() if isinstance(v, tb.torch.Tensor) and [s for s in seen if s is v] else v)
+        return seen
+
     def _probe(self, fn, args):
         """`fn(*copies)` as a probe, `copies` being `args` with each tensor
         copied; returns (copies, result). Statements staged inside it give
@@ -401,7 +411,7 @@ class DynamoStaging:
                         outs.append(value if value is not leaf else self._unaliased(value, probed[k][j], operands))
                 # One output as it is: torch.cond's pytree then has no tuple,
                 # whose flattening dynamo would guard on every call.
-                return outs[0] if single else tuple(outs)
+                return outs[0] if single else tuple(self.distinct(outs))
             return run
 
         carried = [kind for kind, _ in plan if kind == "carried"]  # (sum() costs dynamo's polyfills' guards)
@@ -434,8 +444,8 @@ class DynamoStaging:
         def body_fn(*carry):
             new = self.flat(loop.body(*loop.unflatten(self._guarded(list(carry), mutated))))
             outs = loop.outputs(new)
-            return tuple(v if v is not new.leaves[j] else self._unaliased(v, probed[j], carry)
-                         for v, j in zip(outs, positions, strict=True))
+            return tuple(self.distinct([v if v is not new.leaves[j] else self._unaliased(v, probed[j], carry)
+                                         for v, j in zip(outs, positions, strict=True)]))
 
         # A copy of each tensor that enters the loop as it is: the loop's bodies
         # may read it from outside as well, and torch forbids a carried value to

@@ -6,11 +6,14 @@ must agree; documented tracer limitations are tolerated, crashes and
 mismatches are not.
 
 The same programs, with `np` bound to jax.numpy, must also agree under
-`jax.jit(autograph.to_graph(f))` (the JAX backend).
+`jax.jit(autograph.to_graph(f))` (the JAX backend), and, with `np` bound to
+tools/torch_numpy.py, under `torch.compile(autograph.to_graph(f),
+fullgraph=True)` with the eager torch run (the PyTorch backend).
 
 AUTOGRAPH_TRACED_FUZZ_N sets how many programs (default 300), and
 AUTOGRAPH_TRACED_FUZZ_JAX_N how many of them also run under jax.jit
 (default 150).
+AUTOGRAPH_TRACED_FUZZ_TORCH_N how many run under torch.compile (default 24).
 AUTOGRAPH_TRACED_FUZZ_EXCLUDE lists generator features to leave out
 (comma-separated; default none).
 `python -m tools.traced_fuzz --count 2000` runs the larger campaign.
@@ -67,3 +70,24 @@ def test_traced_random_programs():
             pytrace=False)
     # The generator is calibrated so that documented limitations are rare.
     assert len(limitations) <= N // 20, [(r["seed"], r["error"]) for r in limitations]
+
+
+N_TORCH = int(os.environ.get("AUTOGRAPH_TRACED_FUZZ_TORCH_N", "24"))
+
+
+def _check_with_torch(seed):
+    return check_seed(seed, exclude=EXCLUDE, use_torch=True)
+
+
+def test_traced_random_programs_under_torch_compile():
+    # torch.compile(to_graph(f), fullgraph=True) against f run eagerly on the
+    # same tensors: no program may give another value or change its
+    # arguments otherwise. Torch refuses some programs loudly (kind "torch":
+    # input mutation or aliasing in a branch, a dynamo error), counted apart;
+    # most must compile.
+    pytest.importorskip("torch")
+    reports = _run(_check_with_torch, range(FIRST_SEED, FIRST_SEED + N_TORCH))
+    silent = [r for r in reports if r and r["kind"] != "torch"]
+    assert not silent, "\n\n".join(format_report(r) for r in silent[:SHOWN])
+    passed = sum(r is None for r in reports)
+    assert passed >= N_TORCH // 3, f"only {passed} of {N_TORCH} programs compiled and agreed"

@@ -16,7 +16,10 @@ of one signature (float64 arrays of shape SHAPE, np.float64 scalars):
     (different values, same signature) must run the cached graph
     (`trace_count` stays 1);
   * with `--jax` (default: when jax imports), `jax.jit(to_graph(f))` on jax
-    arrays with x64 enabled.
+    arrays with x64 enabled;
+  * with `--torch`, `torch.compile(to_graph(f), fullgraph=True)` on float64
+    tensors, `np` bound to tools/torch_numpy.py, against the same program
+    run eagerly on them.
 
 Results must have equal structure, shapes and dtypes and be `np.allclose`
 (NaN equal to NaN); the arguments must not be modified. Outcomes:
@@ -28,6 +31,8 @@ Results must have equal structure, shapes and dtypes and be `np.allclose`
                apart, not a failure
   invalid      the eager run itself raised or timed out (a generator bug)
   jax          a jax failure or difference (only with --jax; counted apart)
+  torch        torch.compile raised (only with --torch; counted apart: loud)
+  torch-mismatch  a result or the arguments differ under torch.compile (silent)
 
 The last line is a SUMMARY.
 """
@@ -156,7 +161,47 @@ def _jax_check(source, filename, inputs, expected, timeout):
     return diffs
 
 
-def check_source(source, filename, inputs, timeout=5.0, use_jax=False):
+def _torch_check(source, filename, inputs, timeout):
+    """`torch.compile(to_graph(f), fullgraph=True)` (dynamo's graph run as it
+    is) on float64 tensors against `f` run eagerly on them, with `np` in the
+    source bound to tools/torch_numpy.py; returns (torch's errors, silent
+    differences: results, or the arguments changed otherwise)."""
+    import torch
+
+    import autograph
+
+    source = source.replace("import numpy as np", "import tools.torch_numpy as np", 1).replace(".copy()", ".clone()")
+    try:
+        fn = compile_program(source, filename)["f"]
+        torch._dynamo.reset()
+        compiled = torch.compile(autograph.to_graph(fn), fullgraph=True, backend="eager")
+    except Exception as e:  # noqa: BLE001
+        return [f"torch.compile(to_graph(f)): {_exc_text(e)}"], []
+
+    def numpy(value):
+        return torch.utils._pytree.tree_map(lambda v: v.numpy() if isinstance(v, torch.Tensor) else v, value)
+    errors, diffs = [], []
+    for k, args in enumerate(inputs):
+        targs = tuple(torch.tensor(a) for a in args)
+        expected, exc, changed = _run(fn, targs, timeout)
+        if exc is not None:
+            continue  # torch's semantics differ from numpy's here (the numpy run did not raise)
+        # The first call compiles: dynamo's time, not the program's.
+        result, exc, after = _run(compiled, targs, timeout if k else max(timeout, 120.0))
+        if exc is not None:
+            errors.append(f"torch f{_short(args, 200)}: {_exc_text(exc)}")
+            break
+        # The scalar `s` is a 0-d tensor here, which `s *= c` changes in place
+        # (eager) or on a staged branch's copy (docs/pytorch.md): only the
+        # arrays are compared, which the programs never change in place.
+        arrays = [k for k, a in enumerate(args) if isinstance(a, np.ndarray)]
+        if _args_changed([numpy(changed[k]) for k in arrays], [numpy(after[k]) for k in arrays]):
+            diffs.append(f"torch f{_short(args, 200)} changed its arguments otherwise than eager torch does")
+        diffs.extend(f"torch {d}" for d in _compare(numpy(expected), numpy(result)))
+    return errors, diffs
+
+
+def check_source(source, filename, inputs, timeout=5.0, use_jax=False, use_torch=False):
     """Runs `f` from `source` eagerly, converted and traced on `inputs`.
 
     Returns None when all agree, else a dict with `kind` ('mismatch',
@@ -228,15 +273,21 @@ def check_source(source, filename, inputs, timeout=5.0, use_jax=False):
         d = _jax_check(source, filename, inputs, expected, timeout)
         if d:
             return failure("jax", "jax", None, d)
+    if use_torch:
+        errors, d = _torch_check(source, filename, inputs, timeout)
+        if d:
+            return failure("torch-mismatch", "torch", None, d)
+        if errors:
+            return failure("torch", "torch", None, errors)
     return None
 
 
-def check_seed(seed, n_inputs=3, timeout=5.0, use_jax=False, exclude=()):
+def check_seed(seed, n_inputs=3, timeout=5.0, use_jax=False, exclude=(), use_torch=False):
     """Generates program `seed` and checks it; returns None or a report dict."""
     source = generate(seed, exclude=exclude)
     inputs = inputs_for(seed, n_inputs)
     try:
-        report = check_source(source, f"<numeric-{seed}>", inputs, timeout, use_jax)
+        report = check_source(source, f"<numeric-{seed}>", inputs, timeout, use_jax, use_torch)
     except Exception:  # noqa: BLE001 - a harness crash is reported, not hidden
         report = {"kind": "crash", "stage": "harness", "error": "harness",
                   "diffs": [traceback.format_exc()]}
@@ -310,8 +361,8 @@ def _group_key(report):
 
 
 def _worker(args):
-    seed, n_inputs, use_jax, exclude = args
-    return seed, check_seed(seed, n_inputs, use_jax=use_jax, exclude=exclude)
+    seed, n_inputs, use_jax, exclude, use_torch = args
+    return seed, check_seed(seed, n_inputs, use_jax=use_jax, exclude=exclude, use_torch=use_torch)
 
 
 def main(argv=None):
@@ -327,6 +378,8 @@ def main(argv=None):
     parser.add_argument("--jax", dest="jax", action="store_true", default=None,
                         help="also run jax.jit(to_graph(f)) (default: when jax is installed)")
     parser.add_argument("--no-jax", dest="jax", action="store_false")
+    parser.add_argument("--torch", action="store_true",
+                        help="also run torch.compile(to_graph(f), fullgraph=True) on torch tensors")
     parser.add_argument("--exclude", default="",
                         help="comma-separated program features to leave out "
                              "(from tools.numeric_generator.FEATURES), e.g. loop_in_python_loop")
@@ -340,7 +393,7 @@ def main(argv=None):
         parser.error(f"unknown --exclude features {sorted(unknown)}; choose from {FEATURES}")
 
     if opts.replay is not None:
-        report = check_seed(opts.replay, opts.inputs, use_jax=use_jax, exclude=exclude)
+        report = check_seed(opts.replay, opts.inputs, use_jax=use_jax, exclude=exclude, use_torch=opts.torch)
         if report is None:
             print(generate(opts.replay, exclude=exclude))
             print(f"inputs: {inputs_for(opts.replay, opts.inputs)}")
@@ -351,11 +404,12 @@ def main(argv=None):
             src, ins = minimize(report["source"], report["inputs"], _signature(report))
             print(f"--- minimized (inputs {ins}):")
             print(src.rstrip())
-        return 1 if report["kind"] in ("mismatch", "crash") else 0
+        return 1 if report["kind"] in ("mismatch", "crash", "torch-mismatch") else 0
 
     start = time.time()
-    tasks = ((s, opts.inputs, use_jax, exclude) for s in range(opts.seed, opts.seed + opts.count))
-    counts = {k: 0 for k in ("passed", "mismatch", "crash", "limitation", "invalid", "jax")}
+    tasks = ((s, opts.inputs, use_jax, exclude, opts.torch) for s in range(opts.seed, opts.seed + opts.count))
+    counts = {k: 0 for k in ("passed", "mismatch", "crash", "limitation", "invalid", "jax", "torch",
+                             "torch-mismatch")}
     groups = {}
     shown = 0
     out = open(opts.out, "w") if opts.out else None  # noqa: SIM115 - closed below
@@ -384,8 +438,10 @@ def main(argv=None):
           f"{counts['passed']} passed, {counts['mismatch']} mismatched, {counts['crash']} crashed, "
           f"{counts['limitation']} hit documented limitations, {counts['invalid']} invalid, "
           + (f"{counts['jax']} jax failures, " if use_jax else "jax not run, ")
+          + (f"{counts['torch']} raised under torch.compile, {counts['torch-mismatch']} differed under it, "
+             if opts.torch else "torch not run, ")
           + f"{elapsed:.1f}s")
-    return 1 if counts["mismatch"] or counts["crash"] else 0
+    return 1 if counts["mismatch"] or counts["crash"] or counts["torch-mismatch"] else 0
 
 
 if __name__ == "__main__":

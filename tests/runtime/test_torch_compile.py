@@ -71,6 +71,28 @@ def test_if_becomes_cond():
     assert operators(relu_or_square, t(1.0, 2.0)) == {"cond"}
 
 
+def one_tensor_under_two_names(x):
+    y = x * 1.0
+    z = x * 2.0
+    if x.sum() > 0:
+        y = x * 3.0
+        z = y
+    while (z > 0).all() and z.sum() < 20:
+        z = z + 1.0
+        y = z
+    return y, z
+
+
+def test_outputs_that_are_one_tensor():
+    # torch refuses a cond or while_loop whose outputs alias each other
+    # ("Encountered aliasing during higher order op tracing"): each is a copy.
+    argsets = [(t(1.0, 2.0),), (t(-1.0, -2.0),), (t(30.0, 1.0),)]
+    assert check(one_tensor_under_two_names, *argsets) == (1, 0)
+    exported = torch.export.export(Converted(one_tensor_under_two_names), argsets[0])
+    for args in argsets:
+        assert_same(one_tensor_under_two_names(*args), exported.module()(*args))
+
+
 def early_return(x):
     if x > 0:
         return x * 2
