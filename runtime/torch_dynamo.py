@@ -347,7 +347,7 @@ class DynamoStaging:
         is wrong where a loop runs zero times)."""
         seen = []
         for v in outs:
-            seen.append(v.clone() if isinstance(v, tb.torch.Tensor) and [s for s in seen if s is v] else v)
+            seen.append(v.clone() if isinstance(v, self.tensor_type()) and [s for s in seen if s is v] else v)
         return seen
 
     def _probe(self, fn, args):
