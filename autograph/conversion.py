@@ -132,10 +132,12 @@ def namespace(options):
             found = types.ModuleType(f"autograph.runtime[{options}]")
             found.__dict__.update({k: v for k, v in vars(runtime).items() if not k.startswith("__")})
             if options.recursive:
-                found.call = runtime_calls.hook(lambda f: _callee_policy(f, options), cache_key(options))
+                def converter(f):
+                    return _callee_policy(f, options)
+                found.call = runtime_calls.hook(converter, cache_key(options))
             else:
-                found.call = runtime.call_builtins
-            found.call_site, found.call_method = runtime_calls.site_functions(found.call)
+                converter, found.call = None, runtime.call_builtins
+            found.call_site, found.call_method = runtime_calls.site_functions(found.call, converter)
             _namespaces[options] = found
         return found
 

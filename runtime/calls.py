@@ -15,7 +15,7 @@ cannot follow two things the hook does for speed: lookups keyed by `id()`
 at each attribute access) and `type()` of a method of a tensor that the
 traced code computed (dynamo has no type for it). Nor can it run the
 converter. While `_bytecode_traced()` says such a tracer runs, `call` takes
-`_call_traced`, which compares with `is`, asks `__class__` and `isinstance`
+`_Traced.call`, which compares with `is`, asks `__class__` and `isinstance`
 only where dynamo answers them, and converts every function (and the
 function of each method and partial) through `outside` (what the tracer
 calls without tracing it), which also leaves generated code as it is:
@@ -99,14 +99,17 @@ _sites = {}  # id -> weak reference (lists compare by value, so no WeakSet)
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: classes made by `class` statements
 
 
-def site_functions(hook):
-    """`call_site` and `call_method` for the call hook `hook`."""
+def site_functions(hook, converter):
+    """`call_site` and `call_method` for the call hook `hook`, whose user
+    code goes through `converter(f)` (None: the hook converts nothing).
+    Under a bytecode tracer they call `_Traced.call` themselves: each
+    closure that the traced code goes through is a guard."""
 
     def call_site(site, f):
         """`hook(f)`, remembered at `site` when `f` is a function, builtin or
         class, whose identity decides the answer."""
         if _bytecode_traced is not None and _bytecode_traced():
-            return hook(f)
+            return _traced.call(f, converter)
         target = hook(f)
         cls = type(f)
         if cls is _FunctionType or cls is _BuiltinFunctionType or cls is type:
@@ -118,7 +121,7 @@ def site_functions(hook):
         of a C type through unchanged, every instance of that type will do,
         so the site remembers the type."""
         if _bytecode_traced is not None and _bytecode_traced():
-            return hook(bound)
+            return _traced.call(bound, converter)
         target = hook(bound)
         cls = type(receiver)
         if target is bound and not cls.__flags__ & _HEAPTYPE and type(bound) in _C_CALLABLES:
@@ -277,38 +280,48 @@ _CLASS_SLOT = object.__dict__["__class__"]
 _PartialType = functools.partial
 
 
-def _call_traced(f, converter):
+class _Traced:
     """`call(f)` (or `call_builtins(f)`, with `converter` None) under a
-    bytecode tracer, which traces what this returns as it is. A bound
+    bytecode tracer, which traces what `call` returns as it is. A bound
     method whose function converts becomes a partial: dynamo cannot make a
     MethodType (and each result of the hook is only called). Callable
-    objects run unconverted."""
-    try:
-        cls = f.__class__
-    except AttributeError:
-        cls = None
-    if cls is _BuiltinFunctionType or cls is type:
-        override = _override_of(f)
-        return f if override is None else override
-    if converter is None or not (cls is None or cls is _CLASS_SLOT or cls is _FunctionType
-                                 or cls is _MethodType or cls is _PartialType):
+    objects run unconverted. Methods, not module functions: dynamo guards
+    each function and constant that the code it traces reads from a
+    module (on every call of the compiled function), but no method of an
+    object whose type it checks."""
+
+    __slots__ = ()
+
+    def call(self, f, converter):
+        try:
+            cls = f.__class__
+        except AttributeError:
+            cls = None
+        if cls is _BuiltinFunctionType or cls is type:
+            override = _override_of(f)
+            return f if override is None else override
+        if not (cls is None or cls is _CLASS_SLOT or cls is _FunctionType or cls is _MethodType
+                or cls is _PartialType):
+            return f
+        # `converter` read only here: a tensor's method costs no guard on it.
+        if isinstance(f, _FunctionType):
+            return f if converter is None else _outside(converter, f)
+        if isinstance(f, _MethodType):
+            converted = self.call(f.__func__, converter)
+            return f if converted is f.__func__ else functools.partial(converted, f.__self__)
+        if isinstance(f, _PartialType):
+            converted = self.call(f.func, converter)
+            return f if converted is f.func else functools.partial(converted, *f.args, **f.keywords)
         return f
-    if isinstance(f, _FunctionType):
-        return _outside(converter, f)
-    if isinstance(f, _MethodType):
-        function = f.__func__
-        converted = _call_traced(function, converter)
-        return f if converted is function else functools.partial(converted, f.__self__)
-    if isinstance(f, _PartialType):
-        converted = _call_traced(f.func, converter)
-        return f if converted is f.func else functools.partial(converted, *f.args, **f.keywords)
-    return f
+
+
+_traced = _Traced()
 
 
 def call_builtins(f):
     """The call hook of non-recursive conversion: overrides builtins only."""
     if _bytecode_traced is not None and _bytecode_traced():
-        return _call_traced(f, None)
+        return _traced.call(f, None)
     return _OVERRIDES.get(id(f), f)
 
 
@@ -321,7 +334,7 @@ def hook(converter, cache_key=CACHE_KEY):
     def call(f):
         """The function to call in place of `f`; see the module docstring."""
         if _bytecode_traced is not None and _bytecode_traced():
-            return _call_traced(f, converter)
+            return _traced.call(f, converter)
         cls = type(f)
         if cls is _FunctionType:
             entry = f.__dict__.get(cache_key)
@@ -352,5 +365,9 @@ def hook(converter, cache_key=CACHE_KEY):
     return call
 
 
-call = hook(lambda f: _converter(f))
-call_site, call_method = site_functions(call)
+def _convert(f):
+    return _converter(f)
+
+
+call = hook(_convert)
+call_site, call_method = site_functions(call, _convert)

@@ -16,7 +16,7 @@ import itertools
 import operator
 
 from autograph.runtime import backends
-from autograph.runtime.backends import FROM_FIRST, _by_type, backend_of, backend_of_any, unchanged
+from autograph.runtime.backends import FROM_FIRST, backend_of, backend_of_any, unchanged
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging import StagingBackend
 from autograph.runtime.staging.lists import TracedList, is_accumulating
@@ -40,19 +40,13 @@ def _augmented(op, plain):
     a value that stands for a Python number (`+=` makes a new one) from an
     array that the statement changes in place."""
     def augmented(target, value):
-        backend = _by_type.get(type(target), _UNKNOWN)
-        if backend is None:  # a Python value (or a symbolic number: immutable)
+        backend = backend_of(target)
+        if backend is None:  # a Python value
             return op(target, value)
-        if backend is _UNKNOWN:
-            backend = backend_of(target)
-            if backend is None:
-                return op(target, value)
         return backend.augmented(op, plain, target, value)
     augmented.__name__ = augmented.__qualname__ = op.__name__
     return augmented
 
-
-_UNKNOWN = object()
 
 #: The types that no backend claims (backends.py): converted code runs
 #: `x += v` itself for them (see converters/fast_paths.py).
@@ -78,18 +72,14 @@ iterate = iter
 def is_python(value):
     """True if no backend claims `value`: the operators run Python's own
     statement for it. Generated code checks this before its inlined Python
-    path (see converters/fast_paths.py). A known type costs no nested call
-    (which would count towards the recursion limit)."""
+    path (see converters/fast_paths.py), for a value that is not a bool."""
     t = type(value)
     if t is list or t is TracedList:  # accumulated in a staged loop, or of a traced length (staging/lists.py)
         return t is list and not is_accumulating(value)
-    try:
-        # A number dynamo traces as a symbol has type int, float or bool
-        # (backends.set_symbolic_numbers): asked only while dynamo traces.
-        return _by_type[t] is None and (backends._tracing is None or not backends._tracing()
-                                        or backend_of(value) is None)
-    except KeyError:
-        return backend_of(value) is None
+    # Only `backend_of` reads the dispatch cache: dynamo checks, on every call
+    # of a compiled function, that two modules' names for one dict are the
+    # same (and each element of a set of types that the code it traces reads).
+    return backend_of(value) is None
 
 
 def _unpack(result, count):

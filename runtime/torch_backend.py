@@ -75,17 +75,22 @@ __all__ = ["TorchBackend", "TorchRange"]
 _NUMBERS = (bool, int, float)
 
 torch = pytree = is_fake = guard_or_false = guard_or_true = has_static_value = None
+# torch's functions that the dynamo path calls, read from this module (`torch_cond`).
+_torch_cond = _torch_while_loop = _torch_full = _Tensor = None
 _SYMBOLIC = set()  # torch.SymBool, SymInt, SymFloat once torch is loaded
 
 
 def _load():
-    global torch, pytree, is_fake, guard_or_false, guard_or_true, has_static_value
+    global torch, pytree, is_fake, guard_or_false, guard_or_true, has_static_value, _torch_cond, _torch_while_loop, \
+        _torch_full, _Tensor
     if torch is None:
         import torch as torch_module
         import torch.utils._pytree as pytree_module
+        from torch._higher_order_ops.while_loop import while_loop
         from torch._subclasses.fake_tensor import is_fake as is_fake_function
         from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true, has_static_value
         torch, pytree, is_fake = torch_module, pytree_module, is_fake_function
+        _torch_cond, _torch_while_loop, _torch_full, _Tensor = torch.cond, while_loop, torch.full, torch.Tensor
         _SYMBOLIC.update((torch.SymBool, torch.SymInt, torch.SymFloat))
         torch_dynamo.install(torch)
 
@@ -112,13 +117,6 @@ def _symbolic_number(x):
 class TorchRange(staging.TracedRange):
     __slots__ = ()
     traced_by, staged_as = "torch", "a while_loop"
-
-
-def _is_traced(x):
-    """True for a tensor whose value is unknown while tracing (dynamo knows
-    none: `is_fake` is not for it to call)."""
-    return isinstance(x, torch.Tensor) and (
-        torch.compiler.is_dynamo_compiling() or is_fake(x) and getattr(x, "constant", None) is None)
 
 
 def _is_symbolic(x):
@@ -185,47 +183,6 @@ def _capture(operands):
             return super().__exit__(*exc)
 
     return Capture()
-
-
-def _number(t):
-    """Marks tensor `t` as standing for a Python number (a variable that held
-    an int, float or bool before a staged `if` or loop): `steps += 1` on it
-    makes a new tensor, as Python makes a new int, where `+=` on any other
-    tensor changes it in place (`TorchBackend.augmented`). An attribute,
-    which dynamo traces (a lookup by `id()` would make it guard on the
-    frame; torch_dynamo.markable lets it set one): `_autograph_number`,
-    written as a literal where it is read or set (dynamo guards each read
-    of a module constant, on every call of the compiled function). The
-    node that makes `t` in the graph being traced is marked too, for
-    `torch_numbers.derived`."""
-    if isinstance(t, torch.Tensor):
-        if torch.compiler.is_dynamo_compiling():
-            torch_dynamo.markable(t)
-            t._autograph_number = torch_dynamo.graph_token()
-        else:
-            t._autograph_number = True
-            node = torch_numbers.node_of(t)
-            if node is not None:
-                node.meta[torch_numbers.MARK] = True
-    return t
-
-
-def _is_number(x):
-    """True for a tensor that `_number` marked in the program being traced.
-    Dynamo sets the attribute on the tensors that a compiled function
-    returns as well: there it holds the token of the graph that marked it,
-    which counts in that graph and, after a graph break, in the rest of the
-    function; the tensors of an eager run (no fake tensors) are never
-    numbers. `TorchBackend.is_number` also tells the tensors that
-    arithmetic made from numbers."""
-    if not isinstance(x, torch.Tensor):
-        return False
-    mark = getattr(x, "_autograph_number", None)
-    if mark is None:
-        return False
-    if torch.compiler.is_dynamo_compiling():
-        return mark == torch_dynamo.graph_token() or torch_dynamo.resuming()
-    return is_fake(x)
 
 
 def _on_numbers(func, result, args, kwargs):
@@ -423,10 +380,6 @@ def _template(args, sep, end):
     return sep.join(parts) + end[:-1]
 
 
-# The treedef of a value that is its own only leaf (`TorchBackend.flatten`).
-_LEAF = type("Leaf", (), {"__repr__": lambda self: "*"})()
-
-
 from autograph.runtime import torch_dynamo  # noqa: E402 - it reads this module's helpers when it runs
 
 
@@ -448,7 +401,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     def tracks_places(self):
         # Under torch.compile dynamo follows the Python side effects of the
         # bodies itself (and cannot trace the walk over closures).
-        return not torch.compiler.is_dynamo_compiling()
+        return not self.compiling()
 
     def owns_type(self, cls):
         if issubclass(cls, TorchRange):
@@ -472,13 +425,119 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     # every call of the compiled function), but no method of the backend
     # (see torch_dynamo.DynamoStaging).
 
+    # Facts that hold for a whole trace, which dynamo takes as constants: it
+    # runs these outside the trace (`_dynamo_marked_constant`, what
+    # torch.compiler.assume_constant_result sets) and guards nothing, where
+    # reading `torch.compiler.is_dynamo_compiling` or a dtype through torch
+    # would cost guards on this module, on torch and on each attribute, and
+    # a check that torch is the module that torch.cond reads.
+
+    def compiling(self):
+        """True while dynamo traces (`torch.compiler.is_dynamo_compiling()`
+        in the code that it traces)."""
+        return torch_dynamo.tracing()
+
+    def tensor_type(self):
+        # Read from this module, not through torch, and not as a constant of
+        # the trace: dynamo checks that a class it finds under two names is
+        # one object (type() of a tensor names torch.Tensor too), and it cannot
+        # name a constant's result in that check under dynamic shapes.
+        return _Tensor
+
+    def dtype(self, kind):
+        """The dtype of a Python number whose type is named `kind` ("bool",
+        "int", "float"). (Dynamo's guard on the global state covers the
+        default dtype.)"""
+        return torch.bool if kind == "bool" else torch.int64 if kind == "int" else torch.get_default_dtype()
+
+    compiling._dynamo_marked_constant = True
+    dtype._dynamo_marked_constant = True
+
+    def is_traced(self, x):
+        """True for a tensor whose value is unknown while tracing (dynamo knows
+        none: `is_fake` is not for it to call)."""
+        return isinstance(x, self.tensor_type()) and (
+            self.compiling() or is_fake(x) and getattr(x, "constant", None) is None)
+
+    def number(self, t):
+        """Marks tensor `t` as standing for a Python number (a variable that held
+        an int, float or bool before a staged `if` or loop): `steps += 1` on it
+        makes a new tensor, as Python makes a new int, where `+=` on any other
+        tensor changes it in place (`augmented`). An attribute, which dynamo
+        traces (a lookup by `id()` would make it guard on the frame;
+        `markable` lets it set one): `_autograph_number`, written as a literal
+        where it is read or set (dynamo guards each read of a module
+        constant, on every call of the compiled function). The node that
+        makes `t` in the graph being traced is marked too, for
+        `torch_numbers.derived`."""
+        if isinstance(t, self.tensor_type()):
+            if self.compiling():
+                self.markable(t)
+                t._autograph_number = self.graph_token()
+            else:
+                t._autograph_number = True
+                node = torch_numbers.node_of(t)
+                if node is not None:
+                    node.meta[torch_numbers.MARK] = True
+        return t
+
+    def marked(self, x):
+        """True for a tensor that `number` marked in the program being traced.
+        Dynamo sets the attribute on the tensors that a compiled function
+        returns as well: there it holds the token of the graph that marked it,
+        which counts in that graph and, after a graph break, in the rest of the
+        function; the tensors of an eager run (no fake tensors) are never
+        numbers. `is_number` also tells the tensors that arithmetic made from
+        numbers."""
+        if not isinstance(x, self.tensor_type()):
+            return False
+        mark = getattr(x, "_autograph_number", None)
+        if mark is None:
+            return False
+        if self.compiling():
+            return mark == self.graph_token() or self.resuming()
+        return is_fake(x)
+
+    def is_number(self, x):
+        """True for a tensor that stands for a Python number: one that `number`
+        marked, or one that Python's arithmetic made from such tensors and
+        numbers only (`n = steps * 2`, an int in the unconverted function),
+        which `torch_numbers.derived` tells; this marks it then."""
+        if self.marked(x):
+            return True
+        if not isinstance(x, self.tensor_type()) or x.dim():
+            return False
+        if self.compiling():
+            return self.mark_derived(x)
+        node = torch_numbers.node_of(x) if is_fake(x) else None
+        with torch._C.DisableTorchFunction():  # `_capture` would take the values of the nodes for operands
+            if node is None or not torch_numbers.derived(node):
+                return False
+        self.number(x)
+        return True
+
+    def copy(self, t):
+        """A copy of tensor `t`, standing for a number if `t` does."""
+        return self.number(t.clone()) if self.is_number(t) else t.clone()
+
+    def torch_cond(self, pred, true_fn, false_fn):
+        # torch.cond read from this module: torch's own module stays the only
+        # place where dynamo finds torch (a second one is a check on every call).
+        return _torch_cond(pred, true_fn, false_fn, ())
+
+    def torch_while_loop(self, cond_fn, body_fn, init):
+        return _torch_while_loop(cond_fn, body_fn, init)
+
+    def tree_map(self, fn, values):
+        return pytree.tree_map(fn, values)
+
     def concrete(self, x):
         """`bool(x)` if x's value is known, else None. A condition on a symbolic
         number has a value when torch can decide it: on a dimension it guards
         (as the unconverted function does), on an `.item()` value (an unbacked
         symbol) it has none. `guard_or_false` and `guard_or_true` ask that
         without failing, and dynamo traces both."""
-        if _is_traced(x):
+        if self.is_traced(x):
             return None
         if _is_symbolic(x):
             flag = x if type(x) in (bool, torch.SymBool) else x != 0
@@ -491,7 +550,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     # code it traces reads (a builtin it reads is one guard for all code).
 
     def is_value(self, x):
-        return isinstance(x, torch.Tensor) or type(x) in (bool, int, float)
+        return isinstance(x, self.tensor_type()) or type(x) in (bool, int, float)
 
     def is_scalar(self, x):
         """True for a Python value that is its own only leaf: what most state
@@ -503,11 +562,9 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     def typeof(self, x):
         """(shape, dtype, weak): weak for a Python number (or a tensor that
         stands for one)."""
-        if isinstance(x, torch.Tensor):
+        if isinstance(x, self.tensor_type()):
             return (tuple(x.shape), x.dtype, self.is_number(x))
-        t = type(x)
-        dtype = torch.bool if t is bool else torch.int64 if t is int else torch.get_default_dtype()
-        return ((), dtype, True)
+        return ((), self.dtype(type(x).__name__), True)
 
     def describe_type(self, t):
         shape, dtype, weak = t
@@ -529,16 +586,16 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         """x as a tensor of type t (shape, dtype, weak); None for a Python
         number that t's dtype cannot hold (`staging.holds`)."""
         shape, dtype, _ = t
-        if isinstance(x, torch.Tensor):
+        if isinstance(x, self.tensor_type()):
             x = x if x.dtype == dtype else x.to(dtype)
             # Only a number's 0-d stand-in has another shape than its merged
             # type; sizes are not compared: in a while_loop body under dynamo,
             # comparing a dynamic size with the type's (the enclosing graph's)
             # fails in torch ("argument of type: LazyProxy").
             return x if x.dim() == len(shape) else x.expand(shape).clone()
-        if not torch.compiler.is_dynamo_compiling() and not self.holds(x, dtype):
+        if not self.compiling() and not self.holds(x, dtype):
             return None  # (dynamo's torch.full raises "value cannot be converted ... without overflow")
-        return torch.full(shape, x, dtype=dtype)
+        return _torch_full(shape, x, dtype=dtype)
 
     def holds(self, x, dtype):
         """`staging.holds` for a tensor's dtype."""
@@ -556,14 +613,14 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         # another tensor (`values.same_leaf`, without numpy's scalars).
         if a is b:
             return True
-        return not isinstance(a, torch.Tensor) and staging.same_python(a, b)
+        return not isinstance(a, self.tensor_type()) and staging.same_python(a, b)
 
     def predicate(self, flag, what, loc):
         return self.boolean(flag)
 
     def boolean(self, flag):
         """A traced condition as the boolean scalar tensor torch wants."""
-        if not isinstance(flag, torch.Tensor):
+        if not isinstance(flag, self.tensor_type()):
             if _is_symbolic(flag):
                 return torch.scalar_tensor(flag, dtype=torch.bool) if type(flag) in (bool, torch.SymBool) else \
                     torch.scalar_tensor(flag) != 0
@@ -573,15 +630,15 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         if flag.dim() != 0:
             flag = flag.reshape(())
-        return flag if flag.dtype == torch.bool else flag != 0
+        return flag if flag.dtype == self.dtype("bool") else flag != 0
 
     def stage_cond(self, pred, branches):
-        if torch.compiler.is_dynamo_compiling():
+        if self.compiling():
             return self.dynamo_cond(pred, branches)
         return _cond(pred, branches)
 
     def stage_loop(self, loop):
-        if torch.compiler.is_dynamo_compiling():
+        if self.compiling():
             return self.dynamo_loop(loop)
         return _loop(loop)
 
@@ -599,19 +656,19 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         operation. (The loop's test ran once before the loop, to tell that
         it is traced; the while_loop runs it again.)"""
         for value in values:
-            if _is_traced(value) and not [k for k in kept if k is value]:  # (no builtins.any: a guard each)
-                if torch.compiler.is_dynamo_compiling():
+            if self.is_traced(value) and not [k for k in kept if k is value]:  # (no builtins.any: a guard each)
+                if self.compiling():
                     self.erase_traced(value)
                 else:
                     _erase_unused(value)
 
     def flatten(self, value):
-        if isinstance(value, torch.Tensor) or self.is_scalar(value) or isinstance(value, Undefined):
-            return [value], _LEAF
+        if isinstance(value, self.tensor_type()) or self.is_scalar(value) or isinstance(value, Undefined):
+            return [value], None  # a value that is its own only leaf (values.flatten gives a Treedef)
         return super().flatten(value)
 
     def unflatten(self, treedef, leaves):
-        if treedef is _LEAF:
+        if treedef is None:
             return leaves[0]
         return super().unflatten(treedef, leaves)
 
@@ -623,7 +680,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return torch.index_copy(buffer, 0, index, value.unsqueeze(0))
 
     def logical_not(self, value):
-        return _number(torch.logical_not(value))  # `not x` is a Python bool
+        return self.number(torch.logical_not(value))  # `not x` is a Python bool
 
     def logical_and(self, a, b):
         return torch.logical_and(a, b)
@@ -717,34 +774,10 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     def augmented(self, op, plain, target, value):
         if self.is_number(target):  # a new number, as Python makes
             result = plain(target, value)
-            return _number(result) if type(value) in _NUMBERS or _is_symbolic(value) or self.is_number(value) \
+            return self.number(result) if type(value) in _NUMBERS or _is_symbolic(value) or self.is_number(value) \
                 else result
         return op(target, value)
 
-    def number(self, t):
-        return _number(t)
 
-    def copy(self, t):
-        """A copy of tensor `t`, standing for a number if `t` does."""
-        return _number(t.clone()) if self.is_number(t) else t.clone()
-
-    def is_number(self, x):
-        """True for a tensor that stands for a Python number: one that `_number`
-        marked, or one that Python's arithmetic made from such tensors and
-        numbers only (`n = steps * 2`, an int in the unconverted function),
-        which `torch_numbers.derived` tells; this marks it then."""
-        if _is_number(x):
-            return True
-        if not isinstance(x, torch.Tensor) or x.dim():
-            return False
-        if torch.compiler.is_dynamo_compiling():
-            return self.mark_derived(x)
-        node = torch_numbers.node_of(x) if is_fake(x) else None
-        with torch._C.DisableTorchFunction():  # `_capture` would take the values of the nodes for operands
-            if node is None or not torch_numbers.derived(node):
-                return False
-        _number(x)
-        return True
-
-
-_BACKEND = TorchBackend()  # for messages
+_BACKEND = TorchBackend()  # for messages, and the helpers of the non-strict path:
+_is_traced, _is_number, _number, _copy = _BACKEND.is_traced, _BACKEND.marked, _BACKEND.number, _BACKEND.copy

@@ -41,7 +41,7 @@ from autograph.runtime import calls, errors, torch_numbers
 from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry
 
-__all__ = ["DynamoStaging", "graph_token", "install", "markable", "resuming"]
+__all__ = ["DynamoStaging", "graph_token", "install", "resuming", "tracing"]
 
 _PACKAGE = __name__.split(".")[0] + "."
 
@@ -152,14 +152,13 @@ def _outside(convert, f):
     return getattr(_held, _converted_outside(convert, f))
 
 
-def markable(value):
-    """Lets the code that dynamo traces set an attribute on tensor `value`
-    (tb._number marks a tensor that stands for a Python number): dynamo
-    allows it on the tensors that an operation makes, but not on the
-    outputs of a torch.cond or while_loop, or on the values that their
-    bodies get, until it tracks them as new objects. Trace-time state."""
-    from torch._dynamo.comptime import comptime
-    comptime(_track_local)
+def tracing():
+    """True while dynamo traces, asked outside the trace (in the code that
+    dynamo traces, `torch.compiler.is_dynamo_compiling()` says it; called,
+    it says False). Importing dynamo costs 1.5 s: a program that has not
+    imported it traces nothing."""
+    module = sys.modules.get("torch._dynamo.symbolic_convert")
+    return module is not None and getattr(module.tls, "current_tx", None) is not None
 
 
 def graph_token():
@@ -316,6 +315,12 @@ class DynamoStaging:
     def last_derived(self):
         return _last_derived[0]
 
+    def graph_token(self):
+        return graph_token()
+
+    def resuming(self):
+        return resuming()
+
     traced_location._dynamo_marked_constant = True
     probes._dynamo_marked_constant = True
     objects_made_here._dynamo_marked_constant = True
@@ -334,6 +339,17 @@ class DynamoStaging:
         comptime(mark)
         return self.last_derived()
 
+    graph_token._dynamo_marked_constant = resuming._dynamo_marked_constant = True
+
+    def markable(self, value):
+        """Lets the code that dynamo traces set an attribute on tensor `value`
+        (`number` marks a tensor that stands for a Python number): dynamo
+        allows it on the tensors that an operation makes, but not on the
+        outputs of a torch.cond or while_loop, or on the values that their
+        bodies get, until it tracks them as new objects. Trace-time state."""
+        from torch._dynamo.comptime import comptime
+        comptime(_track_local)
+
     def erase_traced(self, value):
         """Erases the operations that made `value` (a tensor that nothing uses
         and nothing will) from the graph that dynamo builds, as far back as
@@ -343,18 +359,18 @@ class DynamoStaging:
 
     def _copies(self, values):
         """`values` with each tensor leaf copied."""
-        torch = tb.torch
-        if isinstance(values, torch.Tensor):
+        tensor = self.tensor_type()
+        if isinstance(values, tensor):
             return self.copy(values)
         if self.is_scalar(values):
             return values
-        return tb.pytree.tree_map(lambda v: self.copy(v) if isinstance(v, torch.Tensor) else v, values)
+        return self.tree_map(lambda v: self.copy(v) if isinstance(v, tensor) else v, values)
 
     def _passed_through(self, values, leaves):
         """Positions of the tensors among `values` that a body gives back as
         they are: it returns them unchanged or modifies them in place (as
         `n += 1` does), which dynamo forbids. Such a body gets copies."""
-        return {i for i, v in enumerate(values) if isinstance(v, tb.torch.Tensor)
+        return {i for i, v in enumerate(values) if isinstance(v, self.tensor_type())
                 and [leaf for leaf in leaves if leaf is v]}  # (no any(): dynamo guards each builtin)
 
     def _guarded(self, values, mutated):
@@ -366,7 +382,7 @@ class DynamoStaging:
         body's `inputs`, or the tensor that the body's probe gave (`probed`): a
         tensor that the body made is a new object in each run, so one that is
         the same in both came from outside the body."""
-        if out is probed or out._base is not None or any(out is i for i in inputs):
+        if out is probed or out._base is not None or [i for i in inputs if i is out]:  # (no any(): a guard)
             return out.clone()
         return out
 
@@ -377,7 +393,7 @@ class DynamoStaging:
         is wrong where a loop runs zero times)."""
         seen = []
         for v in outs:
-            seen.append(v.clone() if isinstance(v, tb.torch.Tensor) and [s for s in seen if s is v] else v)
+            seen.append(v.clone() if isinstance(v, self.tensor_type()) and [s for s in seen if s is v] else v)
         return seen
 
     def _probe(self, fn, args):
@@ -413,12 +429,12 @@ class DynamoStaging:
         """`torch.cond`, after a probe of both branches settles their plan."""
         memo = branches.memo
         if "mutated" not in memo:
-            mutated = set()
+            passed = []
             for k in (0, 1):
                 copies, result = self._probe(branches.fns[k], branches.operands)
                 branches.trace(k, result)
-                mutated |= self._passed_through(copies, branches.flats[k].leaves)
-            memo["mutated"] = mutated
+                passed.append(self._passed_through(copies, branches.flats[k].leaves))
+            memo["mutated"] = passed[0] | passed[1]  # (a set() would cost a guard)
             branches.settle()
         if self.probes(0):
             return branches.outputs(0)
@@ -448,21 +464,19 @@ class DynamoStaging:
         if not carried:
             return ()  # the branches give nothing that depends on the condition
         single = len(carried) == 1
-        outs = tb.torch.cond(self.boolean(pred), branch(0), branch(1), ())
+        outs = self.torch_cond(self.boolean(pred), branch(0), branch(1))
         return (outs,) if single else outs
 
     def dynamo_loop(self, loop):
         """dynamo's `while_loop`, after a probe of one iteration settles the
         types of the carried values."""
-        torch = tb.torch
-        from torch._higher_order_ops.while_loop import while_loop
         memo = loop.memo
         memo.setdefault("mutated", set())
         carry, new = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), self.entering(loop))
         new = self.flat(new)
         positions = sorted(loop.types)
         memo["mutated"] |= {i for i, j in enumerate(positions)
-                            if isinstance(carry[i], torch.Tensor) and new.leaves[j] is carry[i]}
+                            if isinstance(carry[i], self.tensor_type()) and new.leaves[j] is carry[i]}
         if loop.check(new):
             raise Retry
         if self.probes(0):
@@ -487,4 +501,4 @@ class DynamoStaging:
         # Dynamo gives the loop's outputs strides of unbacked symbols, and fails
         # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
         # None when lifting it to input of top-level"): a copy has plain strides.
-        return tuple(v.clone() if v.dim() else v for v in while_loop(cond_fn, body_fn, init))
+        return tuple(v.clone() if v.dim() else v for v in self.torch_while_loop(cond_fn, body_fn, init))

@@ -169,7 +169,21 @@ class StagingBackend(Backend):
     # Shared ---------------------------------------------------------------------
 
     def flat(self, values):
-        return Flat(values, self.flatten, self.unflatten)
+        return self.classes()[0](values, self.flatten, self.unflatten)
+
+    def classes(self):
+        """(Flat, Branches): classes that only these methods make. A tracer
+        that runs this code itself (dynamo) takes the result as a constant
+        of its trace (`_dynamo_marked_constant`, as
+        torch.compiler.assume_constant_result marks it), where it would
+        guard, on every call of what it compiled, each class read from a
+        module. (A class that other modules read too, as loops.py reads
+        Loop, is read as a global: dynamo checks that the class it finds
+        under two names is one object, and cannot name such a constant in
+        that check.)"""
+        return Flat, Branches
+
+    classes._dynamo_marked_constant = True
 
     # What the statements use on every staged statement is methods: a tracer
     # that runs this code itself (dynamo) guards each module function and
@@ -235,7 +249,7 @@ class StagingBackend(Backend):
         return True
 
     def _cond(self, pred, true_fn, false_fn, operands, names):
-        branches = Branches(self, true_fn, false_fn, operands, names, self.location())
+        branches = self.classes()[1](self, true_fn, false_fn, operands, names, self.location())
         return branches.run(lambda: self.stage_cond(pred, branches))
 
     def while_loop(self, test, body, state, names, opts):

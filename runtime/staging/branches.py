@@ -120,7 +120,8 @@ class Branches:
                     name, t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i],
                     self.what, loc)
         plan = []
-        for j, (a, b) in enumerate(zip(t_flat.leaves, f_flat.leaves, strict=True)):
+        for j in range(len(t_flat.leaves)):  # as many as f_flat's: the treedefs are equal
+            a, b = t_flat.leaves[j], f_flat.leaves[j]
             name = self.names[t_flat.owner[j]]
             values = backend.is_value(a) and backend.is_value(b)
             # The markers (Undefined, a `return` not run) are no values: only a

@@ -85,7 +85,8 @@ class Flat:
         self.treedefs = [t for _, t in flat]
         self.counts = [len(ls) for ls, _ in flat]
         self.leaves = [leaf for ls, _ in flat for leaf in ls]
-        self.owner = [i for i, (ls, _) in enumerate(flat) for _ in ls]  # leaf -> variable
+        # leaf -> variable (no enumerate(): dynamo guards each builtin that the code it traces calls)
+        self.owner = [i for i in range(len(flat)) for _ in flat[i][0]]
 
     def rebuild(self, leaves):
         out, pos = [], 0
