@@ -24,7 +24,7 @@ import gast
 from autograph import builders
 
 __all__ = ["memoized", "Scope", "reads", "writes", "reads_and_writes", "Liveness",
-           "definitely_assigned", "all_identifiers"]
+           "definitely_assigned", "all_identifiers", "walk_scope"]
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -321,6 +321,17 @@ class Scope:
     def state_names(self, names):
         """The names, among `names`, that can travel as explicit state."""
         return [n for n in names if n in self.locals and n not in self.captured]
+
+
+def walk_scope(node):
+    """The nodes under `node` in its own scope: a nested function, lambda or
+    class is given, but not what it holds."""
+    stack = builders.children(node)
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            stack.extend(builders.children(current))
 
 
 def all_identifiers(node):

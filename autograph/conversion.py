@@ -212,19 +212,10 @@ is_generated = runtime_errors.is_generated  # True if a code object was produced
 
 
 def _is_generator(node):
-    for child in _walk_scope(node):
+    for child in analysis.walk_scope(node):
         if isinstance(child, (gast.Yield, gast.YieldFrom)):
             return True
     return False
-
-
-def _walk_scope(node):
-    stack = builders.children(node)
-    while stack:
-        current = stack.pop()
-        yield current
-        if not isinstance(current, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
-            stack.extend(builders.children(current))
 
 
 def convertible(node):
@@ -236,7 +227,7 @@ def _nested_functions(node):
     """Nested function definitions to convert, innermost first. Generators
     and classes are not entered: methods are converted when called."""
     ordered = []
-    for child in _walk_scope(node):
+    for child in analysis.walk_scope(node):
         if isinstance(child, gast.FunctionDef) and convertible(child):
             ordered.extend(_nested_functions(child))
             ordered.append(child)
@@ -273,7 +264,7 @@ def _rewrite_super(node):
     params = node.args.posonlyargs + node.args.args
     if not params:
         return
-    for child in _walk_scope(node):
+    for child in analysis.walk_scope(node):
         if (isinstance(child, gast.Call) and isinstance(child.func, gast.Name) and child.func.id == "super"
                 and not child.args and not child.keywords):
             child.args = builders.located([builders.name("__class__"), builders.name(params[0].id)], child)
@@ -308,7 +299,7 @@ def _check_supported(node, ctx):
     and reading the local scope as a whole (`locals()`, `vars()`, `dir()`,
     `eval`/`exec` without a namespace), which sees the variables of the body
     function it runs in."""
-    for child in _walk_scope(node):
+    for child in analysis.walk_scope(node):
         if (isinstance(child, gast.Call) and isinstance(child.func, gast.Name)
                 and child.func.id in _SCOPE_READERS and len(child.args) <= _SCOPE_READERS[child.func.id]
                 and not child.keywords):

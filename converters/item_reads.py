@@ -27,33 +27,22 @@ import gast
 from autograph.converters import base
 
 from autograph import builders
+from autograph.analysis import walk_scope
 
 __all__ = ["transform"]
 
-_NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
 _STAGED = (gast.If, gast.While, gast.For)
 
 
-def _own_nodes(node):
-    """The nodes under `node`, without those of nested scopes."""
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(child for child in gast.iter_child_nodes(node) if not isinstance(child, _NESTED))
-
-
-def _bindings(body):
-    """(the names the function binds to a list display or comprehension,
-    the names bound inside an `if`, `while` or `for`)."""
+def _bindings(function):
+    """(the names `function` binds to a list display or comprehension, the
+    names bound inside an `if`, `while` or `for`)."""
     lists, staged = set(), set()
-    for stmt in body:
-        for node in _own_nodes(stmt):
-            if isinstance(node, gast.Assign) and isinstance(node.value, (gast.List, gast.ListComp)):
-                lists.update(t.id for t in node.targets if isinstance(t, gast.Name))
-            elif isinstance(node, _STAGED):
-                staged.update(n.id for n in _own_nodes(node)
-                              if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+    for node in walk_scope(function):
+        if isinstance(node, gast.Assign) and isinstance(node.value, (gast.List, gast.ListComp)):
+            lists.update(t.id for t in node.targets if isinstance(t, gast.Name))
+        elif isinstance(node, _STAGED):
+            staged.update(n.id for n in walk_scope(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
     return lists, staged
 
 
@@ -74,7 +63,7 @@ class _Transformer(base.Transformer):
 
     @classmethod
     def transform(cls, node, ctx):
-        lists, staged = _bindings(node.body)
+        lists, staged = _bindings(node)
         lists &= ctx.scope.locals
         if not lists and not staged:
             return node
@@ -88,7 +77,7 @@ class _Transformer(base.Transformer):
         if not isinstance(node.ctx, gast.Load) or not _traceable(node.slice):
             return node
         listed = isinstance(node.value, gast.Name) and node.value.id in self.lists
-        if not (listed or any(isinstance(n, gast.Name) and n.id in self.staged for n in _own_nodes(node.slice))):
+        if not (listed or any(isinstance(n, gast.Name) and n.id in self.staged for n in gast.walk(node.slice))):
             return node
         text = ast.unparse(gast.gast_to_ast(node.value))
         return builders.located(self.operator("getitem", node.value, node.slice, gast.Constant(text, None)), node)
