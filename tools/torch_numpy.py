@@ -12,17 +12,17 @@ def _as_tensor(a, like=None):
     return torch.tensor(a, dtype=torch.float64 if like is None else like.dtype)
 
 
-def _elementwise(fn):
+def _on_tensor(fn):
     def apply(a):
         return fn(_as_tensor(a))
     apply.__name__ = fn.__name__
     return apply
 
 
-sin, cos, tanh, abs, sqrt, exp, log = (_elementwise(f) for f in (
+sin, cos, tanh, abs, sqrt, exp, log = (_on_tensor(f) for f in (
     torch.sin, torch.cos, torch.tanh, torch.abs, torch.sqrt, torch.exp, torch.log))
-sum, mean, any, all = (_elementwise(f) for f in (torch.sum, torch.mean, torch.any, torch.all))
-max, min = _elementwise(torch.amax), _elementwise(torch.amin)
+sum, mean, any, all = (_on_tensor(f) for f in (torch.sum, torch.mean, torch.any, torch.all))
+max, min = _on_tensor(torch.amax), _on_tensor(torch.amin)
 zeros_like, ones_like, copy = torch.zeros_like, torch.ones_like, torch.clone
 
 
