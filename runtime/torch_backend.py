@@ -133,9 +133,18 @@ def _kind(dtype):
     return 0 if dtype == torch.bool else 2 if dtype.is_floating_point or dtype.is_complex else 1
 
 
+def _outside(t):
+    """True for a tensor of the graph being traced that a body reads from
+    outside, which must be an input of its torch operator: a traced tensor,
+    or a constant one (`torch.tensor(0.5)` made while tracing), which a body
+    would otherwise make a constant of its own graph that the exported
+    program loses."""
+    return isinstance(t, torch.Tensor) and is_fake(t)
+
+
 def _closure_tensors(*fns):
-    """The traced tensors that `fns` see in their closures: the first guess
-    of what their bodies read."""
+    """The tensors of the graph being traced that `fns` see in their
+    closures: the first guess of what their bodies read."""
     found = []
     for fn in fns:
         for cell in getattr(fn, "__closure__", None) or ():
@@ -144,19 +153,19 @@ def _closure_tensors(*fns):
             except ValueError:
                 continue
             for leaf in pytree.tree_leaves(value) if type(value) in (list, tuple, dict) else (value,):
-                if _is_traced(leaf) and not builtins.any(leaf is f for f in found):
+                if _outside(leaf) and not builtins.any(leaf is f for f in found):
                     found.append(leaf)
     return found
 
 
 def _note(values, operands):
-    """Appends to `operands` each traced tensor among `values` that the
-    current tracer does not know: one that the body reads from outside."""
+    """Appends to `operands` each tensor among `values` that the current
+    tracer does not know: one that the body reads from outside."""
     from torch.fx.experimental.proxy_tensor import get_proxy_mode, has_proxy_slot
     mode = get_proxy_mode()
     if mode is not None:
         for t in pytree.tree_leaves(values):
-            if _is_traced(t) and not has_proxy_slot(t, mode.tracer) \
+            if _outside(t) and not has_proxy_slot(t, mode.tracer) \
                     and not builtins.any(t is o for o in operands):
                 operands.append(t)
 
@@ -288,7 +297,7 @@ def _cond(pred, branches):
     if not memo:  # the first attempt
         inputs = []  # each tensor once: torch's operators take distinct inputs
         for t in pytree.tree_leaves(list(branches.operands)) + list(_closure_tensors(*branches.fns)):
-            if _is_traced(t) and not builtins.any(t is i for i in inputs):
+            if _outside(t) and not builtins.any(t is i for i in inputs):
                 inputs.append(t)
         # The predicate is made once: a retried trace would leave an unused copy.
         memo.update(inputs=inputs, mutated=set(), pred=_BACKEND.predicate(pred, branches.what, branches.loc))

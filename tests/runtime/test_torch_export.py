@@ -125,3 +125,34 @@ def test_number_updated_in_place_in_a_loop_is_a_new_value():
 def test_collatz_counts_steps_without_copies():
     operators = check(programs.collatz, (t(27),), (t(1),), strict=False)
     assert "add_" not in operators and "clone" not in operators
+
+
+# Constant tensors made while tracing, read by a body --------------------------
+
+def add_constant_in_branch(x):
+    c = torch.tensor(0.25, dtype=torch.float64)
+    y = torch.ones_like(x)
+    if x.sum() > 0:
+        y = y - c
+    else:
+        for i in range(2):
+            y[i] += c  # found by tools/traced_fuzz.py --torch (seed 100025)
+    return y
+
+
+def add_constant_in_loop(x):
+    step = torch.tensor([0.5, 1.5], dtype=torch.float64)
+    while x.sum() < 10:
+        x = x + step
+    return x
+
+
+@STRICT
+def test_constant_tensor_read_by_a_body_is_an_input_of_its_operator(strict):
+    """Non-strict export keeps a constant tensor that a body reads from
+    outside only if it is an input of the body's cond or while_loop: in
+    the body's own graph it was lost (the branch added zero)."""
+    assert "cond" in check(add_constant_in_branch, (t(1.0, 2.0, dtype=torch.float64),),
+                           (t(-1.0, -2.0, dtype=torch.float64),), strict=strict)
+    assert "while_loop" in check(add_constant_in_loop, (t(1.0, 2.0, dtype=torch.float64),),
+                                 (t(20.0, 0.0, dtype=torch.float64),), strict=strict)
