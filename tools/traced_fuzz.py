@@ -340,9 +340,10 @@ def _counters_kept(source):
     return all(f"{w} += 1" in source for w in _COUNTER.findall(source))
 
 
-def minimize(source, inputs, signature, timeout=1.0, max_rounds=200):
+def minimize(source, inputs, signature, timeout=1.0, max_rounds=200, use_jax=False, use_torch=False):
     """Greedy reduction of `source` that keeps a report of the same
-    signature (kind, stage, error type) on some input. Returns (source, inputs)."""
+    signature (kind, stage, error type) on some input, with the same
+    backends as the run that found it. Returns (source, inputs)."""
     from tools.fuzz import shrink
 
     counter = [0]
@@ -355,7 +356,7 @@ def minimize(source, inputs, signature, timeout=1.0, max_rounds=200):
         if not isinstance(func.body[-1], ast.Return) or func.body[-1].value is None:
             return False  # falling off the end (None) is another program
         try:
-            report = check_source(src, f"<minimize-{os.getpid()}-{counter[0]}>", ins, timeout)
+            report = check_source(src, f"<minimize-{os.getpid()}-{counter[0]}>", ins, timeout, use_jax, use_torch)
         except Exception:  # noqa: BLE001
             return False
         return report is not None and _signature(report) == signature
@@ -424,7 +425,8 @@ def main(argv=None):
             return 0
         print(format_report(report))
         if opts.minimize:
-            src, ins = minimize(report["source"], report["inputs"], _signature(report))
+            src, ins = minimize(report["source"], report["inputs"], _signature(report),
+                                timeout=10.0 if opts.torch else 1.0, use_jax=use_jax, use_torch=opts.torch)
             print(f"--- minimized (inputs {ins}):")
             print(src.rstrip())
         return 1 if report["kind"] in ("mismatch", "crash", "torch-mismatch") else 0
