@@ -10,9 +10,13 @@ one that `+=` changes in place.
 
 For Python values `setitem` assigns in place and returns the same object,
 and `iadd` is `operator.iadd`, so the meaning is Python's. Only item targets
-whose object is a local name and whose index is a name or constant (not a
-slice) are rewritten, so that evaluation order is unchanged; other targets
-stay as they are.
+whose object is a local name and whose index is made of names and
+constants (`i`, `-1`, `(i, j)`, or arithmetic of those: `i + 1`, `n % 3`;
+not a slice or a call) are rewritten, so that evaluation order is
+unchanged; other targets stay as they are. (Python evaluates such an index
+after the value, the rewrite before it, and for `x[i + 1] += v` twice: the
+same number each time, unless an operand is an object of your own whose
+arithmetic has side effects.)
 """
 
 import gast
@@ -34,8 +38,10 @@ _INPLACE = {
 def _simple(node):
     if isinstance(node, (gast.Name, gast.Constant)):
         return True
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        return isinstance(node.operand, gast.Constant)
+    if isinstance(node, gast.UnaryOp):
+        return _simple(node.operand)
+    if isinstance(node, gast.BinOp):
+        return _simple(node.left) and _simple(node.right)
     if isinstance(node, gast.Tuple):
         return all(_simple(e) for e in node.elts)
     return False

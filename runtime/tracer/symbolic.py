@@ -211,10 +211,15 @@ class SymbolicArray:
         return _api().getitem(self, index)
 
     def __setitem__(self, index, value):
-        raise TracingError(
-            f"symbolic arrays are immutable ({user_location()}): in converted code `x[i] = v` "
-            "becomes a functional update; convert the function with autograph (autograph.function "
-            "or autograph.to_graph)")
+        if generated_construct() is not None:
+            advice = ("converted code makes `x[i] = v` and `x[i] += v` a functional update only where `x` "
+                      "is a local variable and the index is made of names and constants (`i`, `-1`, "
+                      "`i + 1`): write `k = <index>; x[k] = v`, or for a slice build the new array "
+                      "(np.concatenate, np.where)")
+        else:
+            advice = ("in converted code `x[i] = v` becomes a functional update; convert the function "
+                      "with autograph (autograph.function or autograph.to_graph)")
+        raise TracingError(f"symbolic arrays are immutable ({user_location()}): {advice}")
 
     # Array methods.
 

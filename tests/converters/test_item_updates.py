@@ -112,6 +112,13 @@ def nested_target(x, i):
     return x
 
 
+def computed_indices(x, n):
+    x[n % 3] *= 2
+    x[-n] += 1
+    x[(n - 1, 0)[0] if False else n // 2] = 5  # a conditional expression: left as it is
+    return x
+
+
 def value_before_unbound_object(flag):
     if flag:
         x = [0]
@@ -143,6 +150,7 @@ BEHAVIOUR = [
     (negative_and_tuple_index, [([1, 2], {})]),
     (slice_assign, [([1, 2, 3, 4, 5],)]),
     (nested_target, [([[1], 2], 0)]),
+    (computed_indices, [([1, 2, 3, 4], 1), ([1, 2, 3, 4], 4), ([1], 2), ((1, 2, 3), 1)]),
     (item_on_captured, [([1, 2],)]),
     (set_item_raises, [([],), ((1,),)]),
 ]
@@ -224,7 +232,9 @@ SHAPES = [
     (negative_and_tuple_index, "x = ag__.setitem(x, -1, 'last')"),
     (negative_and_tuple_index, "d = ag__.setitem(d, (1, 2), 'pair')"),
     (nested_target, "x[i][0] = 'nested'"),
-    (nested_target, "x[i + 1] = 'computed'"),
+    (nested_target, "x = ag__.setitem(x, i + 1, 'computed')"),
+    (computed_indices, "x = ag__.setitem(x, n % 3, ag__.imul(x[n % 3], 2))"),
+    (computed_indices, "x = ag__.setitem(x, -n, ag__.iadd(x[-n], 1))"),
     (item_on_captured, "x[0] = 9"),
 ]
 

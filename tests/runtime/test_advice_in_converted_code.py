@@ -41,6 +41,18 @@ def unconverted_condition(x):
     return [v for v in x if v > 0]
 
 
+def item_assignment_with_a_called_index(x):
+    y = x * 1
+    y[int(0)] = 2.0
+    return y
+
+
+def slice_assignment(x):
+    y = x * 1
+    y[1:] = 0.0
+    return y
+
+
 CASES = [
     (comprehension_condition, 3, SymbolicBoolError, "if v > 0",
      "conversion leaves comprehensions and generator expressions as Python runs them"),
@@ -50,6 +62,8 @@ CASES = [
      "only a `for` statement of converted code loops over it"),
     (zip_over_unknown_length, None, TracingError, "zip(x, x)",
      "only a `for` statement of converted code loops over it"),
+    (item_assignment_with_a_called_index, 3, TracingError, "y[int(0)]", "write `k = <index>; x[k] = v`"),
+    (slice_assignment, 3, TracingError, "y[1:]", "for a slice build the new array"),
 ]
 
 
@@ -69,3 +83,9 @@ def test_unconverted_code_is_told_to_convert():
     with pytest.raises(SymbolicBoolError) as info:
         traced(np.ones(3))
     assert "needs the function to be converted. Convert it with autograph" in str(info.value)
+
+
+def test_unconverted_item_assignment_is_told_to_convert():
+    traced = autograph.function(slice_assignment, autograph=False)
+    with pytest.raises(TracingError, match="convert the function with autograph"):
+        traced(np.ones(3))
