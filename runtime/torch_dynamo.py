@@ -219,6 +219,24 @@ def _mark_local_if_derived(ctx):
         output.side_effects.store_attr(_tracked(ctx), "_autograph_number", ConstantVariable.create(graph_token()))
 
 
+def _local_versions(ctx, name):
+    """Per element of the local list `name` of the frame that `ctx` traces,
+    the version counters of its tensors (of the fake values that dynamo
+    runs each operation on: an in-place one bumps them, through a view too)."""
+    from torch._dynamo.variables import BaseListVariable, ConstDictVariable, TensorVariable
+
+    def versions(variable):
+        if isinstance(variable, TensorVariable):
+            example = variable.as_proxy().node.meta.get("example_value")
+            return example._version if example is not None else None
+        if isinstance(variable, BaseListVariable):
+            return tuple(versions(item) for item in variable.items)
+        if isinstance(variable, ConstDictVariable):
+            return tuple(versions(item) for item in variable.items.values())
+        return None
+    return versions(ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker())
+
+
 def _erase_local(ctx):
     tb.erase_unused(ctx.get_local("value").as_proxy().node, None)  # dynamo keeps what the graph reads
 
@@ -263,6 +281,7 @@ def _erase_unused(tracer, last):
 
 _probes = {}
 _last_derived = [False]  # what DynamoStaging.mark_derived found last: trace-time state
+_versions = []  # what _local_versions found, for DynamoStaging.changed: trace-time state
 
 
 def _objects_made_here():
@@ -315,6 +334,12 @@ class DynamoStaging:
     def last_derived(self):
         return _last_derived[0]
 
+    def changed(self):
+        """The positions whose tensors changed between the last two
+        `_local_versions` (a probe's copies before and after its body)."""
+        new, old = _versions.pop(), _versions.pop()
+        return tuple(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b)
+
     def graph_token(self):
         return graph_token()
 
@@ -324,7 +349,7 @@ class DynamoStaging:
     traced_location._dynamo_marked_constant = True
     probes._dynamo_marked_constant = True
     objects_made_here._dynamo_marked_constant = True
-    last_derived._dynamo_marked_constant = True
+    last_derived._dynamo_marked_constant = changed._dynamo_marked_constant = True
 
     def mark_derived(self, value):
         """Marks tensor `value` as standing for a Python number, as tb._number
@@ -398,15 +423,28 @@ class DynamoStaging:
 
     def _probe(self, fn, args):
         """`fn(*copies)` as a probe, `copies` being `args` with each tensor
-        copied; returns (copies, result). Statements staged inside it give
-        only their types, without torch operators of their own. (Dynamo
-        forgets what a traced object's attributes become after it traces a
-        torch.cond or a while_loop, so nothing is staged before a plan is
-        settled.) What the probe adds to the graph and nothing uses is erased."""
+        copied; returns (copies, result, changed): `changed` are the
+        positions of the copies that `fn` modified in place, as their
+        version counters tell (through a view too: `y[i] += c` adds to the
+        view `y[i]`). Statements staged inside it give only their types,
+        without torch operators of their own. (Dynamo forgets what a traced
+        object's attributes become after it traces a torch.cond or a
+        while_loop, so nothing is staged before a plan is settled.) What the
+        probe adds to the graph and nothing uses is erased."""
+        from torch._dynamo.comptime import comptime
+
+        def before(ctx):  # made here: dynamo guards a function read from a module or a class
+            _versions.append(_local_versions(ctx, "copies"))
+
+        def after(ctx):
+            _versions.append(_local_versions(ctx, "copies"))
         self.probes(1)
         try:
             copies = [self._copies(v) for v in args]
-            return copies, fn(*copies)
+            comptime(before)
+            result = fn(*copies)
+            comptime(after)
+            return copies, result, self.changed()
         finally:
             self.probes(-1)
 
@@ -431,9 +469,9 @@ class DynamoStaging:
         if "mutated" not in memo:
             passed = []
             for k in (0, 1):
-                copies, result = self._probe(branches.fns[k], branches.operands)
+                copies, result, changed = self._probe(branches.fns[k], branches.operands)
                 branches.trace(k, result)
-                passed.append(self._passed_through(copies, branches.flats[k].leaves))
+                passed.append(self._passed_through(copies, branches.flats[k].leaves) | {*changed})
             memo["mutated"] = passed[0] | passed[1]  # (a set() would cost a guard)
             branches.settle()
         if self.probes(0):
@@ -472,11 +510,11 @@ class DynamoStaging:
         types of the carried values."""
         memo = loop.memo
         memo.setdefault("mutated", set())
-        carry, new = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), self.entering(loop))
+        carry, new, changed = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), self.entering(loop))
         new = self.flat(new)
         positions = sorted(loop.types)
         memo["mutated"] |= {i for i, j in enumerate(positions)
-                            if isinstance(carry[i], self.tensor_type()) and new.leaves[j] is carry[i]}
+                            if isinstance(carry[i], self.tensor_type()) and new.leaves[j] is carry[i]} | {*changed}
         if loop.check(new):
             raise Retry
         if self.probes(0):

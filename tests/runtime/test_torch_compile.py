@@ -277,6 +277,24 @@ def item_updates(x):
     return y
 
 
+def updates_through_views(x):
+    # `y[i] += c` adds to the view `y[i]`, changing `y` in place in a body
+    # that gets `y` (found by tools/traced_fuzz.py --torch): torch refuses
+    # bodies that change their inputs, so they get copies.
+    c = torch.tensor(0.25)
+    y = torch.ones_like(x)
+    if x.sum() > 0:
+        y[0] += c
+    else:
+        for i in range(2):
+            y[i] += x[i]
+    n = 0
+    while y.sum() < 10:
+        y[n % 3] *= 2
+        n += 1
+    return y, n
+
+
 def tensor_methods(x):
     # Methods of tensors that the converted code computes (x.abs().sum)
     # are dynamo values without a type.
@@ -288,6 +306,7 @@ def tensor_methods(x):
 @pytest.mark.parametrize("f, argsets", [
     (item_updates, [(t(1.0, 2.0, 3.0),), (t(-1.0, -2.0, -3.0),)]),
     (tensor_methods, [(t(1.0, -2.0),), (t(0.1, 0.2),)]),
+    (updates_through_views, [(t(1.0, 2.0, 3.0),), (t(-1.0, -2.0, 3.5),), (t(9.0, 9.0, 9.0),)]),
 ])
 def test_other_statements(f, argsets):
     assert check(f, *argsets) == (1, 0)
