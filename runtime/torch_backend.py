@@ -462,6 +462,11 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
     compiling._dynamo_marked_constant = True
     dtype._dynamo_marked_constant = True
 
+    def in_body(self):
+        """True while torch traces a cond or while_loop body (or dynamo a
+        probe of one)."""
+        return self.dynamo_in_body() if self.compiling() else _depth[0] > 0
+
     def is_traced(self, x):
         """True for a tensor whose value is unknown while tracing (dynamo knows
         none: `is_fake` is not for it to call)."""
@@ -732,7 +737,10 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return torch.ops.aten.index.Tensor(view, indices)
 
     def setitem(self, target, index, value):
-        if _is_traced(target):
+        # In place, as Python does: a name or a view that holds `target` sees
+        # the change. In a body that torch traces, on a copy: torch forbids a
+        # body to change its inputs.
+        if self.in_body() and _is_traced(target):
             target = target.clone()
         parts = self.scalar_indices(target, index)
         if parts is None:

@@ -262,6 +262,12 @@ def _probing(delta):
     return _probes["depth"]
 
 
+def _in_body():
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    output = InstructionTranslator.current_tx().output
+    return output.current_tracer.parent is not None or (_probes.get("graph") is output and _probes["depth"] > 0)
+
+
 def _erase_unused(tracer, last):
     """Erases the nodes after `last` in `tracer`'s graph that nothing uses,
     last first, keeping the in-place operations on values made before."""
@@ -334,6 +340,10 @@ class DynamoStaging:
     def last_derived(self):
         return _last_derived[0]
 
+    def dynamo_in_body(self):
+        """True while dynamo traces a cond or while_loop body, or a probe."""
+        return _in_body()
+
     def changed(self):
         """The positions whose tensors changed between the last two
         `_local_versions` (a probe's copies before and after its body)."""
@@ -350,6 +360,7 @@ class DynamoStaging:
     probes._dynamo_marked_constant = True
     objects_made_here._dynamo_marked_constant = True
     last_derived._dynamo_marked_constant = changed._dynamo_marked_constant = True
+    dynamo_in_body._dynamo_marked_constant = True
 
     def mark_derived(self, value):
         """Marks tensor `value` as standing for a Python number, as tb._number

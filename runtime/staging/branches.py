@@ -77,11 +77,11 @@ class Branches:
             return self.result(outs)
         raise errors.branches_do_not_settle(self.what, self.loc)
 
-    def trace(self, k, result=None):
-        """Runs branch `k` (0: true, 1: false), or records `result` if the
-        backend ran it."""
-        if result is None:
-            result = self.fns[k](*self.operands)
+    def trace(self, k, *ran):
+        """Runs branch `k` (0: true, 1: false), or records its result `ran[0]`
+        if the backend ran it (None too: a branch without outputs, which
+        must not run twice)."""
+        result = ran[0] if ran else self.fns[k](*self.operands)
         self.flats[k] = self.backend.flat(self.normalize(result))
 
     def normalize(self, result):
@@ -96,7 +96,10 @@ class Branches:
         of the carried leaves, for a tracer that traces branches itself.
         `call()`, if given, runs the branch and returns its result."""
         def branch():
-            self.trace(k, call() if call is not None else None)
+            if call is None:
+                self.trace(k)
+            else:
+                self.trace(k, call())
             if self.traced():
                 if self.settle():
                     raise Retry

@@ -295,6 +295,19 @@ def updates_through_views(x):
     return y, n
 
 
+def updates_through_an_alias_and_views(x):
+    # Outside a cond or while_loop body `y[i] = v` is in place, as Python's:
+    # `z` and the rows of `y` are `y` (before, a copy: `y` kept its values).
+    y = x * 1
+    z = y
+    z[0] = 5.0
+    for row in y.reshape(2, 2):
+        row[1] = -1.0
+    if x.sum() > 0:
+        y = y + 1
+    return y, z
+
+
 def tensor_methods(x):
     # Methods of tensors that the converted code computes (x.abs().sum)
     # are dynamo values without a type.
@@ -306,6 +319,7 @@ def tensor_methods(x):
 @pytest.mark.parametrize("f, argsets", [
     (item_updates, [(t(1.0, 2.0, 3.0),), (t(-1.0, -2.0, -3.0),)]),
     (tensor_methods, [(t(1.0, -2.0),), (t(0.1, 0.2),)]),
+    (updates_through_an_alias_and_views, [(t(1.0, 2.0, 3.0, 4.0),), (t(-1.0, -2.0, -3.0, 4.0),)]),
     (updates_through_views, [(t(1.0, 2.0, 3.0),), (t(-1.0, -2.0, 3.5),), (t(9.0, 9.0, 9.0),)]),
 ])
 def test_other_statements(f, argsets):
@@ -702,3 +716,19 @@ def test_converted_code_costs_few_guards_beyond_the_hand_written_version(name):
                 or "torch_dynamo" in g.name and any(g.name.endswith("']." + n) for n in helpers)]
     extra = len(converted) - len(_guards(by_hand, *argsets[0]))
     assert extra <= _EXTRA_GUARDS[name], extra
+
+
+def writes_a_row_it_does_not_keep(x):
+    y = x * 1
+    row = y[0:2]
+    if row.sum() > 100:  # false for the arguments below
+        row[0] = 5.0
+    return y
+
+
+def test_a_branch_without_outputs_runs_only_when_traced():
+    """The `if` has no outputs (`row` is not read after it): its branches
+    run in the probe and in torch.cond only; before, the probe's result
+    (None) read as "not run", and the branch ran again where the `if` is,
+    writing into `y` whatever the condition."""
+    assert check(writes_a_row_it_does_not_keep, (t(0.0, 1.0, 2.0, 3.0),), (t(1.0, 1.0, 1.0, 1.0),)) == (1, 0)

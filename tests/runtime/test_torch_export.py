@@ -156,3 +156,15 @@ def test_constant_tensor_read_by_a_body_is_an_input_of_its_operator(strict):
                            (t(-1.0, -2.0, dtype=torch.float64),), strict=strict)
     assert "while_loop" in check(add_constant_in_loop, (t(1.0, 2.0, dtype=torch.float64),),
                                  (t(20.0, 0.0, dtype=torch.float64),), strict=strict)
+
+
+def update_through_an_alias(x):
+    y = x * 1
+    z = y
+    z[0] = 5.0  # in place, as Python's: `y` is `z`
+    return y
+
+
+@STRICT
+def test_item_assignment_outside_bodies_is_in_place(strict):
+    check(update_through_an_alias, (t(1.0, 2.0),), strict=strict)
