@@ -15,7 +15,6 @@ Conventions shared by all operators:
 import itertools
 import operator
 
-from autograph.runtime import backends
 from autograph.runtime.backends import FROM_FIRST, backend_of, backend_of_any, unchanged
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging import StagingBackend
@@ -48,9 +47,13 @@ def _augmented(op, plain):
     return augmented
 
 
-#: The types that no backend claims (backends.py): converted code runs
-#: `x += v` itself for them (see converters/fast_paths.py).
-PYTHON_TYPES = backends._FIXED
+#: The types, among those that no backend claims (backends.py), for which
+#: converted code runs `x += v` itself (converters/fast_paths.py); `iadd` of
+#: any other Python value is Python's too. A tuple, most used first: dynamo
+#: mistraces membership in a frozenset of classes (it guards `int not in`
+#: the set, then fails that guard: "Guard failed on the same frame it was
+#: created"), and five classes keep a miss (an array's `+=`) short.
+PYTHON_TYPES = (int, float, list, str, tuple)
 iadd = _augmented(operator.iadd, operator.add)
 isub = _augmented(operator.isub, operator.sub)
 imul = _augmented(operator.imul, operator.mul)

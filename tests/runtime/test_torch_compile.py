@@ -732,3 +732,21 @@ def test_a_branch_without_outputs_runs_only_when_traced():
     (None) read as "not run", and the branch ran again where the `if` is,
     writing into `y` whatever the condition."""
     assert check(writes_a_row_it_does_not_keep, (t(0.0, 1.0, 2.0, 3.0),), (t(1.0, 1.0, 1.0, 1.0),)) == (1, 0)
+
+
+def counter_in_python_loops(x):
+    # Found by tools/traced_fuzz.py --torch (seed 100014): the `while` runs
+    # as Python, and `w += 1` is Python's own for an int.
+    for i in range(3):
+        w = 0
+        while w < 2 and not i > 1:
+            w += 1
+            if x.sum() > 0:
+                continue
+    return x * (w + 1)
+
+
+def test_python_counter_next_to_a_staged_if():
+    """Before, dynamo failed its own guard on the membership test that
+    chooses Python's `+=` ("Guard failed on the same frame it was created")."""
+    assert check(counter_in_python_loops, (t(1.0, 2.0),), (t(-1.0, -2.0),)) == (1, 0)
