@@ -327,8 +327,16 @@ def _type_of(value):
     return (a.dtype.str, a.shape)
 
 
+_TORCH_ERROR = re.compile(r"^(torch\.\w+) .*?\): (\w+)(?:: (\w+))?")
+
+
 def _signature(report):
     error = report.get("error") or ""
+    if report["kind"] == "torch" and report["diffs"]:
+        # Which of torch.compile/export raised, and the error's type (and the
+        # one it wraps: "InternalTorchDynamoError: RecursionError").
+        found = _TORCH_ERROR.match(str(report["diffs"][0]))
+        error = " ".join(g for g in found.groups() if g) if found else str(report["diffs"][0])[:60]
     return (report["kind"], report["stage"], error.split(":", 1)[0], report.get("expected_type"))
 
 
