@@ -243,6 +243,15 @@ def _erase_local(ctx):
 
 # Trace-time state, kept outside the trace ---------------------------------------
 
+#: Python's recursion limit while dynamo traces a staged statement (raised
+#: to it if lower): dynamo runs about 125 Python frames deep per nested
+#: staged `if` of converted code (about 40 for a hand-written torch.cond,
+#: which has fewer frames to inline), so Python's default of 1000 refused
+#: 8 nested `if`s ("RecursionError: maximum recursion depth exceeded");
+#: 4000 allows about 28.
+RECURSION_LIMIT = 4000
+
+
 def _probing(delta):
     """How many probes run (after adding `delta`) in the graph that dynamo
     builds now: trace-time state, kept outside the trace, per graph (a
@@ -250,6 +259,8 @@ def _probing(delta):
     the outermost probe ends, the nodes that it added and that nothing
     uses are erased: `torch.export` keeps every node of the graph."""
     from torch._dynamo.symbolic_convert import InstructionTranslator
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
     graph = InstructionTranslator.current_tx().output
     if _probes.get("graph") is not graph:
         _probes.update(graph=graph, depth=0)

@@ -6,6 +6,8 @@ way through its conditions, equal the unconverted function's run eagerly.
 Most tests compile with the `eager` backend (dynamo's graph, run by torch
 as it is); two use inductor."""
 
+import sys
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -750,3 +752,40 @@ def test_python_counter_next_to_a_staged_if():
     """Before, dynamo failed its own guard on the membership test that
     chooses Python's `+=` ("Guard failed on the same frame it was created")."""
     assert check(counter_in_python_loops, (t(1.0, 2.0),), (t(-1.0, -2.0),)) == (1, 0)
+
+
+def nested_ifs(x):
+    # 10 nested traced `if`s: dynamo runs about 125 Python frames deep per
+    # level, past Python's default recursion limit at 8.
+    s = x.sum() * 0
+    if x[0] > 0.0:
+        s = s + 0
+        if x[1] > 0.1:
+            s = s + 1
+            if x[2] > 0.2:
+                s = s + 2
+                if x[0] > 0.3:
+                    s = s + 3
+                    if x[1] > 0.4:
+                        s = s + 4
+                        if x[2] > 0.5:
+                            s = s + 5
+                            if x[0] > 0.6:
+                                s = s + 6
+                                if x[1] > 0.7:
+                                    s = s + 7
+                                    if x[2] > 0.8:
+                                        s = s + 8
+                                        if x[0] > 0.9:
+                                            s = s + 9
+                                            s = s * 2
+    return s
+
+
+def test_deeply_nested_statements_under_the_default_recursion_limit():
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)  # Python's default
+    try:
+        assert check(nested_ifs, (t(2.0, 2.0, 2.0),), (t(0.5, 2.0, 0.1),)) == (1, 0)
+    finally:
+        sys.setrecursionlimit(max(limit, sys.getrecursionlimit()))
