@@ -308,6 +308,7 @@ def _cond(pred, branches):
     def branch(k):
         def call():
             result, _ = _call(branches.fns[k], branches.operands, mutated, inputs)
+            _BACKEND.refuse_views_changed(branches, branches.operands, mutated, branches.operand_name)
             _note(result, inputs)
             return result
         run = branches.callback(k, call)
@@ -340,6 +341,9 @@ def _loop(loop):
 
     def body_fun(*args):
         outs, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
+        positions = sorted(loop.types)
+        _BACKEND.refuse_views_changed(loop, [loop.leaves[j] for j in positions], mutated,
+                                      lambda i: loop.leaf_name(positions[i]))
         _note(outs, inputs)
         if grew or builtins.len(inputs) > size:
             raise Retry

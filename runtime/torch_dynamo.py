@@ -40,6 +40,7 @@ import types
 from autograph.runtime import calls, errors, torch_numbers
 from autograph.runtime import torch_backend as tb
 from autograph.runtime.staging import Retry
+from autograph.runtime.staging import errors as serrors
 
 __all__ = ["DynamoStaging", "graph_token", "install", "resuming", "tracing"]
 
@@ -470,6 +471,16 @@ class DynamoStaging:
         finally:
             self.probes(-1)
 
+    def refuse_views_changed(self, statement, values, changed, name):
+        """Refuses a body that changes in place (`a += 1`) one of `values`
+        (at the positions in `changed`) that is a view of another tensor:
+        Python changes the tensor it views too, but torch traces the body
+        on a copy. `name(i)` names position i in the message."""
+        for i in changed:
+            v = values[i]
+            if isinstance(v, self.tensor_type()) and v._base is not None:
+                raise serrors.view_changed_in_place(name(i), statement.what, statement.loc)
+
     def _refuse_objects_made_here(self, statement):
         """Torch 2.13's dynamo loses the attribute writes made, after it traces a
         torch.cond or a while_loop, to an object created inside the compiled
@@ -492,6 +503,7 @@ class DynamoStaging:
             passed = []
             for k in (0, 1):
                 copies, result, changed = self._probe(branches.fns[k], branches.operands)
+                self.refuse_views_changed(branches, branches.operands, changed, branches.operand_name)
                 branches.trace(k, result)
                 passed.append(self._passed_through(copies, branches.flats[k].leaves) | {*changed})
             memo["mutated"] = passed[0] | passed[1]  # (a set() would cost a guard)
@@ -535,6 +547,8 @@ class DynamoStaging:
         carry, new, changed = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), self.entering(loop))
         new = self.flat(new)
         positions = sorted(loop.types)
+        self.refuse_views_changed(loop, [loop.leaves[j] for j in positions], changed,
+                                  lambda i: loop.leaf_name(positions[i]))
         memo["mutated"] |= {i for i, j in enumerate(positions)
                             if isinstance(carry[i], self.tensor_type()) and new.leaves[j] is carry[i]} | {*changed}
         if loop.check(new):

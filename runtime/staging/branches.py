@@ -88,6 +88,12 @@ class Branches:
         """A branch's `result` as a tuple of the statement's outputs."""
         return self.backend.normalize(result, self.count, "branch")
 
+    def operand_name(self, i):
+        """Operand `i` as messages name it: the first operands are the
+        statement's outputs, the others what the branches change and nothing
+        reads after the `if`."""
+        return f"`{self.names[i]}`" if i < self.count else "a tensor that a branch changes"
+
     def traced(self):
         return self.flats[0] is not None and self.flats[1] is not None
 

@@ -145,6 +145,15 @@ def list_changed(name, what, loc):
         "loop instead")
 
 
+def view_changed_in_place(name, what, loc):
+    from autograph.runtime.errors import TracingError
+    return TracingError(
+        f"{name} is a view of another tensor (such as `x[i]`, or a row of `for row in x`), and {what} "
+        f"({loc}) changes it in place: torch traces that body on a copy, so the tensor it views would "
+        "not change, where Python's would. Change that tensor itself (`x[i] += v`), or make the view a "
+        "copy where it is made (`.clone()`)")
+
+
 def shape_invariants(what, loc, why):
     return LoopStateError(f"set_loop_options(shape_invariants=...) of {what} ({loc}): {why}")
 

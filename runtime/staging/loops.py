@@ -105,6 +105,10 @@ class Loop:
             values[j] = self.backend.number(v) if numbers and self.types[j][2] else v
         return self.flat.rebuild(values)
 
+    def leaf_name(self, j):
+        """Carried leaf `j` as messages name it."""
+        return f"`{self.names[self.flat.owner[j]]}`"
+
     def init(self):
         """The carried leaves as they enter the loop, as values of their types:
         each made once per type (a trace done again reuses it; a tracer that

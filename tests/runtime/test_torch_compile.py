@@ -789,3 +789,35 @@ def test_deeply_nested_statements_under_the_default_recursion_limit():
         assert check(nested_ifs, (t(2.0, 2.0, 2.0),), (t(0.5, 2.0, 0.1),)) == (1, 0)
     finally:
         sys.setrecursionlimit(max(limit, sys.getrecursionlimit()))
+
+
+def adds_to_a_view_in_a_branch(x, y):
+    a = x[0]
+    if y.sum() > 0:
+        a += 1  # Python adds to x[0] too (found by traced_fuzz --torch, seed 200010)
+    return a, x
+
+
+def doubles_a_view_in_a_loop(x):
+    a = x[1]
+    while x.sum() < 20:
+        a *= 2  # x grows with it: on a copy, the loop would never end
+    return x
+
+
+VIEWS_CHANGED = [(adds_to_a_view_in_a_branch, (t(1.0, 2.0), t(1.0)), "`a`", 2),
+                 (doubles_a_view_in_a_loop, (t(1.0, 2.0),), "`a`", 2)]
+
+
+@pytest.mark.parametrize("f, args, name, line", VIEWS_CHANGED, ids=[v[0].__name__ for v in VIEWS_CHANGED])
+def test_a_view_changed_in_place_in_a_body_is_refused(f, args, name, line):
+    """The body would change a copy, leaving the tensor it views as it was
+    (a wrong result, or a loop that never ends); default mode runs the
+    statement as Python and gives Python's result."""
+    with pytest.raises(torch._dynamo.exc.Unsupported) as info:
+        compiled(autograph.to_graph(f))(*[a.clone() for a in args])
+    message = str(info.value)
+    assert f"{name} is a view of another tensor" in message, message
+    assert f"({__file__}:{f.__code__.co_firstlineno + line})" in message, message
+    default_mode = compiled(autograph.to_graph(f), fullgraph=False)
+    assert_same(f(*[a.clone() for a in args]), default_mode(*[a.clone() for a in args]))

@@ -15,6 +15,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from autograph.runtime.errors import TracingError  # noqa: E402
+
 from tests.runtime.exported_graphs import Converted, assert_same, dead_nodes, targets  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
@@ -168,3 +170,17 @@ def update_through_an_alias(x):
 @STRICT
 def test_item_assignment_outside_bodies_is_in_place(strict):
     check(update_through_an_alias, (t(1.0, 2.0),), strict=strict)
+
+
+def adds_to_a_view_in_a_branch(x, y):
+    a = x[0]
+    if y.sum() > 0:
+        a += 1  # Python adds to x[0] too
+    return a, x
+
+
+@STRICT
+def test_a_view_changed_in_place_in_a_body_is_refused(strict):
+    error = torch._dynamo.exc.Unsupported if strict else TracingError
+    with pytest.raises(error, match="`a` is a view of another tensor"):
+        torch.export.export(Converted(adds_to_a_view_in_a_branch), (t(1.0, 2.0), t(1.0)), strict=strict)
