@@ -44,11 +44,11 @@ def _check_with_jax(seed):
     return check_seed(seed, exclude=EXCLUDE, use_jax=True)
 
 
-def _run(check, seeds):
+def _run(check, seeds, chunksize=10):
     if JOBS > 1:
         # Not "fork": the test process may have imported jax, which runs threads.
         with multiprocessing.get_context("forkserver").Pool(JOBS) as pool:
-            return pool.map(check, seeds, chunksize=10)
+            return pool.map(check, seeds, chunksize=chunksize)
     return [check(s) for s in seeds]
 
 
@@ -86,10 +86,13 @@ def test_traced_random_programs_under_torch_compile_and_export():
     # against f run eagerly on the same tensors: no program may give another
     # value or change its arguments otherwise. Torch refuses some programs
     # loudly (kind "torch": input mutation or aliasing in a branch, a dynamo
-    # error), counted apart; a quarter at least must run and agree in both.
+    # error), counted apart; half at least must run and agree in both (9 of
+    # the 16 default seeds do; 5 did before views changed in bodies, nested
+    # statements and `+=` next to them were handled).
     pytest.importorskip("torch")
-    reports = _run(_check_with_torch, range(FIRST_SEED, FIRST_SEED + N_TORCH))
+    # One seed at a time: a program's compile takes from 1 s to a minute.
+    reports = _run(_check_with_torch, range(FIRST_SEED, FIRST_SEED + N_TORCH), chunksize=1)
     silent = [r for r in reports if r and r["kind"] != "torch"]
     assert not silent, "\n\n".join(format_report(r) for r in silent[:SHOWN])
     passed = sum(r is None for r in reports)
-    assert passed >= N_TORCH // 4, f"only {passed} of {N_TORCH} programs compiled, exported and agreed"
+    assert passed >= N_TORCH // 2, f"only {passed} of {N_TORCH} programs compiled, exported and agreed"
