@@ -341,8 +341,8 @@ def _loop(loop):
 
     def body_fun(*args):
         outs, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
-        positions = sorted(loop.types)
-        _BACKEND.refuse_views_changed(loop, [loop.leaves[j] for j in positions], mutated,
+        positions = sorted(loop.types)  # the carry; later positions are `inputs`
+        _BACKEND.refuse_views_changed(loop, [loop.leaves[j] for j in positions], [i for i in mutated if i < n],
                                       lambda i: loop.leaf_name(positions[i]))
         _note(outs, inputs)
         if grew or builtins.len(inputs) > size:
@@ -744,7 +744,7 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         # In place, as Python does: a name or a view that holds `target` sees
         # the change. In a body that torch traces, on a copy: torch forbids a
         # body to change its inputs.
-        if self.in_body() and _is_traced(target):
+        if _is_traced(target) and self.in_body():
             target = target.clone()
         parts = self.scalar_indices(target, index)
         if parts is None:

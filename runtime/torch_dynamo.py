@@ -265,12 +265,14 @@ def _probing(delta):
     graph = InstructionTranslator.current_tx().output
     if _probes.get("graph") is not graph:
         _probes.update(graph=graph, depth=0)
+        _versions.clear()
     if delta > 0 and _probes["depth"] == 0:
         tracer = graph.current_tracer
         _probes["start"] = (tracer, tracer.graph._root.prev)  # the last node before the probe
     _probes["depth"] += delta
     if delta < 0 and _probes["depth"] == 0:
         _erase_unused(*_probes.pop("start"))
+        _versions.clear()  # what a probe that raised (Retry) left
     return _probes["depth"]
 
 
@@ -456,17 +458,14 @@ class DynamoStaging:
         probe adds to the graph and nothing uses is erased."""
         from torch._dynamo.comptime import comptime
 
-        def before(ctx):  # made here: dynamo guards a function read from a module or a class
-            _versions.append(_local_versions(ctx, "copies"))
-
-        def after(ctx):
+        def versions(ctx):  # made here: dynamo guards a function read from a module or a class
             _versions.append(_local_versions(ctx, "copies"))
         self.probes(1)
         try:
             copies = [self._copies(v) for v in args]
-            comptime(before)
+            comptime(versions)
             result = fn(*copies)
-            comptime(after)
+            comptime(versions)
             return copies, result, self.changed()
         finally:
             self.probes(-1)

@@ -5,7 +5,7 @@ to do. Branch and loop rules raise only what these functions build."""
 
 import types
 
-from autograph.runtime.errors import BranchMismatchError, LoopStateError, UndefinedOutputError
+from autograph.runtime.errors import BranchMismatchError, LoopStateError, TracingError, UndefinedOutputError
 
 __all__ = [
     "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
@@ -146,7 +146,6 @@ def list_changed(name, what, loc):
 
 
 def view_changed_in_place(name, what, loc):
-    from autograph.runtime.errors import TracingError
     return TracingError(
         f"{name} is a view of another tensor (such as `x[i]`, or a row of `for row in x`), and {what} "
         f"({loc}) changes it in place: torch traces that body on a copy, so the tensor it views would "
