@@ -68,6 +68,7 @@ import sys
 from autograph.runtime import staging, torch_numbers
 from autograph.runtime.backends import Backend
 from autograph.runtime.staging import Retry
+from autograph.runtime.staging import errors as serrors
 from autograph.runtime.undefined import Undefined
 
 __all__ = ["TorchBackend", "TorchRange"]
@@ -220,8 +221,9 @@ def _call(fn, values, mutated, operands):
     """`fn(*values)` as a body that torch traces: the traced tensors it reads
     from outside join `operands`, and it gets copies of the tensors at the
     positions in `mutated` (torch's operators forbid a body to modify its
-    inputs in place, which `x += 1` does). Returns the result and whether
-    `mutated` grew: then the body must be traced again."""
+    inputs in place, which `x += 1` does). Returns the result, the values
+    as the body got them, and whether `mutated` grew: then the body must be
+    traced again."""
     with _capture(operands):
         values = [_BACKEND.copy(v) if i in mutated else v for i, v in enumerate(values)]
         versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
@@ -231,7 +233,7 @@ def _call(fn, values, mutated, operands):
         if version is not None and v._version != version and i not in mutated:
             mutated.add(i)
             grew = True
-    return result, grew
+    return result, values, grew
 
 
 def _fresh(out, inputs):
@@ -240,6 +242,10 @@ def _fresh(out, inputs):
     if builtins.any(out is i for i in inputs) or out._is_view():
         return out.clone()
     return out
+
+
+def _is_view(t):
+    return isinstance(t, torch.Tensor) and t._base is not None
 
 
 def _erase_unused(value):
@@ -307,9 +313,10 @@ def _cond(pred, branches):
 
     def branch(k):
         def call():
-            result, _ = _call(branches.fns[k], branches.operands, mutated, inputs)
+            result, values, _ = _call(branches.fns[k], branches.operands, mutated, inputs)
             _BACKEND.refuse_views_changed(branches, branches.operands, mutated, branches.operand_name)
             _note(result, inputs)
+            memo[k] = (branches.normalize(result), values)
             return result
         run = branches.callback(k, call)
 
@@ -318,11 +325,18 @@ def _cond(pred, branches):
             if branches.traced() and (builtins.len(mutated) > copies
                                       or builtins.len(inputs) > builtins.len(args)):
                 raise Retry
+            memo["views", k] = {c for c, out in enumerate(outs) if _is_view(out)}
             return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs]))
         return fn
 
     from torch._higher_order_ops.cond import cond_op
-    return cond_op(memo["pred"], branch(0), branch(1), tuple(inputs))
+    outs = cond_op(memo["pred"], branch(0), branch(1), tuple(inputs))
+    (results, values) = zip(memo[0], memo[1], strict=True)
+    outs = _BACKEND.write_back(branches.operands, _BACKEND.written_back(branches, sorted(mutated), results, values),
+                               outs)
+    carried = branches.carried()
+    return _BACKEND.mark_views(outs, [(c, (_BACKEND.output_name(carried[c][1]), branches.what, branches.loc))
+                                      for c in sorted(memo["views", 0] | memo["views", 1])])
 
 
 def _loop(loop):
@@ -340,8 +354,11 @@ def _loop(loop):
             return loop.cond_fun(args[:n])
 
     def body_fun(*args):
-        outs, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
+        outs, values, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
         positions = sorted(loop.types)  # the carry; later positions are `inputs`
+        _BACKEND.refuse_replaced(loop, [i for i in mutated if i < n], outs, values)
+        memo["views"] = _BACKEND.loop_views(loop, ({positions[i] for i, out in enumerate(outs) if _is_view(out)},
+                                                   {i for i, v in enumerate(init) if _is_view(v)}))
         _BACKEND.refuse_views_changed(loop, [loop.leaves[j] for j in positions], [i for i in mutated if i < n],
                                       lambda i: loop.leaf_name(positions[i]))
         _note(outs, inputs)
@@ -350,7 +367,10 @@ def _loop(loop):
         return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs]))
 
     try:
-        return while_loop_op(cond_fun, body_fun, init, tuple(inputs))
+        outs = while_loop_op(cond_fun, body_fun, init, tuple(inputs))
+        originals = [loop.leaves[j] for j in sorted(loop.types)]
+        outs = _BACKEND.write_back(originals, [(i, i) for i in sorted(mutated) if i < n], outs)
+        return tuple(_BACKEND.mark_views(outs, memo["views"]))
     except Retry:
         raise  # traced again with `init`, or the values that replace it
     except BaseException:
@@ -742,10 +762,9 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
 
     def setitem(self, target, index, value):
         # In place, as Python does: a name or a view that holds `target` sees
-        # the change. In a body that torch traces, on a copy: torch forbids a
-        # body to change its inputs.
-        if _is_traced(target) and self.in_body():
-            target = target.clone()
+        # the change. A body that torch traces gets a copy of an input it
+        # changes (`_call`, `DynamoStaging._probe`), as for `x += 1`.
+        self.refuse_view_output(target)
         parts = self.scalar_indices(target, index)
         if parts is None:
             target[index] = value
@@ -797,7 +816,35 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
             result = plain(target, value)
             return self.number(result) if type(value) in _NUMBERS or _is_symbolic(value) or self.is_number(value) \
                 else result
+        self.refuse_view_output(target)
         return op(target, value)
+
+    def mark_views(self, outs, views):
+        """Marks the outputs `outs[c]`, for each (c, (name, what, loc)) in
+        `views`, of a staged statement that gives on some way through it a
+        view of another tensor there (`a = b if c else x[4]`): torch's
+        operators give new tensors, so a later change in place (`a *= 2`)
+        would not reach the tensor viewed, and `refuse_view_output`
+        refuses it. An attribute, as `number` sets one (`_autograph_view`,
+        with the graph token under dynamo). Returns `outs`."""
+        for c, where in views:
+            t = outs[c]
+            if self.compiling():
+                self.markable(t)
+                t._autograph_view = (self.graph_token(), where)
+            else:
+                t._autograph_view = (True, where)
+        return outs
+
+    def refuse_view_output(self, target):
+        """Refuses to change in place a tensor that `mark_views` marked in the
+        program being traced."""
+        mark = getattr(target, "_autograph_view", None) if isinstance(target, self.tensor_type()) else None
+        if mark is None:
+            return
+        token, (name, what, loc) = mark
+        if (token == self.graph_token() or self.resuming()) if self.compiling() else is_fake(target):
+            raise serrors.view_output_changed(name, what, loc, self.location())
 
 
 _BACKEND = TorchBackend()  # for messages, and the helpers of the non-strict path:

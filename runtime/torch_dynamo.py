@@ -446,12 +446,15 @@ class DynamoStaging:
             seen.append(v.clone() if isinstance(v, self.tensor_type()) and [s for s in seen if s is v] else v)
         return seen
 
-    def _probe(self, fn, args):
+    def _probe(self, fn, args, leaves):
         """`fn(*copies)` as a probe, `copies` being `args` with each tensor
-        copied; returns (copies, result, changed): `changed` are the
+        copied; returns (copies, result, changed, views): `changed` are the
         positions of the copies that `fn` modified in place, as their
         version counters tell (through a view too: `y[i] += c` adds to the
-        view `y[i]`). Statements staged inside it give only their types,
+        view `y[i]`), `views` the positions among `leaves(result)` of the
+        views of other tensors and of the copies of `args` that are views,
+        and the positions of those `args` (read in the probe, whose unused
+        operations are erased). Statements staged inside it give only their types,
         without torch operators of their own. (Dynamo forgets what a traced
         object's attributes become after it traces a torch.cond or a
         while_loop, so nothing is staged before a plan is settled.) What the
@@ -466,7 +469,11 @@ class DynamoStaging:
             comptime(versions)
             result = fn(*copies)
             comptime(versions)
-            return copies, result, self.changed()
+            tensor = self.tensor_type()
+            based = {i for i, a in enumerate(args) if isinstance(a, tensor) and a._base is not None}
+            views = {j for j, v in enumerate(leaves(result)) if isinstance(v, tensor) and (
+                v._base is not None or [i for i in based if copies[i] is v])}
+            return copies, result, self.changed(), (views, based)
         finally:
             self.probes(-1)
 
@@ -479,6 +486,76 @@ class DynamoStaging:
             v = values[i]
             if isinstance(v, self.tensor_type()) and v._base is not None:
                 raise serrors.view_changed_in_place(name(i), statement.what, statement.loc)
+
+    def written_back(self, branches, changed, results, values):
+        """For the operands of `branches` that a branch changes in place (at
+        the positions in `changed`: `y[i] = v`, `y += 1`), which torch traces
+        on copies: (operand, carried output) pairs, the output being that
+        operand's copy in both branches (`results[k]` and `values[k]`: the
+        outputs and the operands as branch k ran); `write_back` then puts the
+        output into the operand itself, so that its other names and the
+        caller see the change, as in Python. Refused where that cannot be
+        done: an operand that no output gives back, or one that a branch
+        replaces with another tensor."""
+        pairs = []
+        for i in changed:
+            if i >= branches.count:
+                raise serrors.changed_in_place_unread(branches.what, branches.loc)
+            if not (results[0][i] is values[0][i] and results[1][i] is values[1][i]):
+                raise serrors.changed_in_place_and_assigned(branches.operand_name(i), branches.what, branches.loc)
+            j = branches.flats[0].owner.index(i)
+            pairs.append((i, len([1 for kind, _ in branches.plan[:j] if kind == "carried"])))
+        return pairs
+
+    def refuse_replaced(self, loop, changed, outs, values):
+        """Refuses a loop body that changes the carried tensor at one of the
+        positions in `changed` in place but gives back another tensor there
+        (`outs[i]` is not `values[i]`, the tensor that the body got): the
+        tensor that entered the loop cannot then be updated as Python's is.
+        Otherwise the loop's last value is written back into it."""
+        positions = sorted(loop.types)
+        for i in changed:
+            if outs[i] is not values[i]:
+                raise serrors.changed_in_place_and_assigned(loop.leaf_name(positions[i]), loop.what, loop.loc)
+
+    def views_given(self, branches, views):
+        """(carried output, (name, what, loc)) of each output of `branches`
+        that a branch gives as a view of another tensor (`x[4]`, or an
+        operand that is one): `views` are their leaf positions. For
+        `mark_views`."""
+        given, c = [], 0
+        for j, (kind, _) in enumerate(branches.plan):
+            if kind == "carried":
+                if j in views:
+                    given.append((c, (self.output_name(branches.names[branches.flats[0].owner[j]]),
+                                      branches.what, branches.loc)))
+                c += 1
+        return given
+
+    def output_name(self, name):
+        """A statement's output `name` as messages name it."""
+        return "the value of that expression" if name == "<expression>" else f"`{name}`"
+
+    def loop_views(self, loop, views):
+        """`views_given` for a loop: `views` are the positions of the views
+        that its body gives, among the state's leaves, and of those that
+        enter it (its outputs where it runs no iteration), in the carry."""
+        given, entering = views
+        return [(i, (loop.leaf_name(j), loop.what, loop.loc)) for i, j in enumerate(sorted(loop.types))
+                if j in given or i in entering]
+
+    def write_back(self, originals, pairs, outs):
+        """`outs` (a statement's carried outputs) with each pair's (operand,
+        output) output copied into `originals[operand]`, which takes its
+        place (see `written_back`)."""
+        if not pairs:
+            return outs
+        outs = list(outs)
+        for i, c in pairs:
+            self.refuse_view_output(originals[i])
+            originals[i].copy_(outs[c])
+            outs[c] = originals[i]
+        return outs
 
     def _refuse_objects_made_here(self, statement):
         """Torch 2.13's dynamo loses the attribute writes made, after it traces a
@@ -499,16 +576,25 @@ class DynamoStaging:
         """`torch.cond`, after a probe of both branches settles their plan."""
         memo = branches.memo
         if "mutated" not in memo:
-            passed = []
+            passed, changes, results, values, given = [], [], [], [], []
             for k in (0, 1):
-                copies, result, changed = self._probe(branches.fns[k], branches.operands)
+                copies, result, changed, views = self._probe(
+                    branches.fns[k], branches.operands, lambda r: self.flat(branches.normalize(r)).leaves)
                 self.refuse_views_changed(branches, branches.operands, changed, branches.operand_name)
                 branches.trace(k, result)
                 passed.append(self._passed_through(copies, branches.flats[k].leaves) | {*changed})
+                changes.append({*changed})
+                results.append(branches.normalize(result))
+                values.append(copies)
+                given.append(views[0])
             memo["mutated"] = passed[0] | passed[1]  # (a set() would cost a guard)
             branches.settle()
-        if self.probes(0):
-            return branches.outputs(0)
+            # (changes as a set: sorted() would cost a guard)
+            memo["written"] = self.written_back(branches, changes[0] | changes[1], results, values)
+            memo["views"] = self.views_given(branches, given[0] | given[1])
+        if self.probes(0):  # (the outer probe sees the operands change)
+            return self.mark_views(self.write_back(branches.operands, memo["written"], branches.outputs(0)),
+                                   memo["views"])
         self._refuse_objects_made_here(branches)
         plan, mutated = list(branches.plan), memo["mutated"]
         probed = [flat.leaves for flat in branches.flats]
@@ -536,24 +622,30 @@ class DynamoStaging:
             return ()  # the branches give nothing that depends on the condition
         single = len(carried) == 1
         outs = self.torch_cond(self.boolean(pred), branch(0), branch(1))
-        return (outs,) if single else outs
+        return self.mark_views(self.write_back(branches.operands, memo["written"], (outs,) if single else outs),
+                               memo["views"])
 
     def dynamo_loop(self, loop):
         """dynamo's `while_loop`, after a probe of one iteration settles the
         types of the carried values."""
         memo = loop.memo
         memo.setdefault("mutated", set())
-        carry, new, changed = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), self.entering(loop))
+        carry, new, changed, views = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), self.entering(loop),
+                                                 lambda r: self.flat(r).leaves)
         new = self.flat(new)
         positions = sorted(loop.types)
         self.refuse_views_changed(loop, [loop.leaves[j] for j in positions], changed,
                                   lambda i: loop.leaf_name(positions[i]))
         memo["mutated"] |= {i for i, j in enumerate(positions)
                             if isinstance(carry[i], self.tensor_type()) and new.leaves[j] is carry[i]} | {*changed}
+        self.refuse_replaced(loop, changed, [new.leaves[j] for j in positions], carry)
         if loop.check(new):
             raise Retry
-        if self.probes(0):
-            return loop.init()
+        originals = [loop.leaves[j] for j in positions]
+        pairs = [(i, i) for i in changed]  # written back: see `written_back`
+        views = self.loop_views(loop, views)
+        if self.probes(0):  # (the outer probe sees the values change)
+            return self.mark_views(self.write_back(originals, pairs, loop.init()), views)
         self._refuse_objects_made_here(loop)
         mutated, probed = memo["mutated"], new.leaves
 
@@ -574,4 +666,5 @@ class DynamoStaging:
         # Dynamo gives the loop's outputs strides of unbacked symbols, and fails
         # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
         # None when lifting it to input of top-level"): a copy has plain strides.
-        return tuple(v.clone() if v.dim() else v for v in self.torch_while_loop(cond_fn, body_fn, init))
+        outs = [v.clone() if v.dim() else v for v in self.torch_while_loop(cond_fn, body_fn, init)]
+        return tuple(self.mark_views(self.write_back(originals, pairs, outs), views))

@@ -153,6 +153,32 @@ def view_changed_in_place(name, what, loc):
         "copy where it is made (`.clone()`)")
 
 
+def changed_in_place_unread(what, loc):
+    return TracingError(
+        f"a body of {what} ({loc}) changes in place (`z[i] = v`, `z += v`, `z.add_(v)`) a tensor that it gets "
+        "from outside under a name that nothing reads after the statement, such as a second name `z = y`: "
+        "torch traces that body on a copy, so the tensor itself, which another name holds, would not change, "
+        "where Python's would. Change it through the name that the code reads afterwards (`y[i] = v`)")
+
+
+def changed_in_place_and_assigned(name, what, loc):
+    return TracingError(
+        f"{what} ({loc}) changes {name} in place (`{name[1:-1]}[i] = v`, `+=`, `.add_(v)`) on one way through "
+        f"it and makes {name} another tensor on another (or in the same body): torch traces bodies on copies, "
+        "so that tensor, which the statement gives back changed only on some ways, cannot be updated as "
+        f"Python's is. Copy it before the change (`{name[1:-1]} = {name[1:-1]}.clone()`) where the body "
+        "changes it, or assign it a new tensor on every way through")
+
+
+def view_output_changed(name, what, loc, here):
+    n = name[1:-1] if name.startswith("`") else "a"
+    return TracingError(
+        f"a tensor is changed in place ({here}) that is {name} after {what} ({loc}), which on some way "
+        f"through that statement is a view of another tensor (such as `{n} = b if c else x[i]`): torch gives "
+        "the statement's outputs as new tensors, so the tensor viewed would not change, where Python's would. "
+        f"Make a new tensor there (`{n} = {n} * 2` for `{n} *= 2`), or copy the view where it is made (`.clone()`)")
+
+
 def shape_invariants(what, loc, why):
     return LoopStateError(f"set_loop_options(shape_invariants=...) of {what} ({loc}): {why}")
 

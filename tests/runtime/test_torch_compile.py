@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 
 import autograph  # noqa: E402
 from examples.torch_compile import Refine  # noqa: E402 - the model of the example and docs/pytorch.md
+from tests.runtime import in_place_programs as in_place  # noqa: E402
 from tests.runtime.exported_graphs import Converted, assert_same  # noqa: E402
 
 
@@ -720,22 +721,6 @@ def test_converted_code_costs_few_guards_beyond_the_hand_written_version(name):
     assert extra <= _EXTRA_GUARDS[name], extra
 
 
-def writes_a_row_it_does_not_keep(x):
-    y = x * 1
-    row = y[0:2]
-    if row.sum() > 100:  # false for the arguments below
-        row[0] = 5.0
-    return y
-
-
-def test_a_branch_without_outputs_runs_only_when_traced():
-    """The `if` has no outputs (`row` is not read after it): its branches
-    run in the probe and in torch.cond only; before, the probe's result
-    (None) read as "not run", and the branch ran again where the `if` is,
-    writing into `y` whatever the condition."""
-    assert check(writes_a_row_it_does_not_keep, (t(0.0, 1.0, 2.0, 3.0),), (t(1.0, 1.0, 1.0, 1.0),)) == (1, 0)
-
-
 def counter_in_python_loops(x):
     # Found by tools/traced_fuzz.py --torch (seed 100014): the `while` runs
     # as Python, and `w += 1` is Python's own for an int.
@@ -789,6 +774,33 @@ def test_deeply_nested_statements_under_the_default_recursion_limit():
         assert check(nested_ifs, (t(2.0, 2.0, 2.0),), (t(0.5, 2.0, 0.1),)) == (1, 0)
     finally:
         sys.setrecursionlimit(max(limit, sys.getrecursionlimit()))
+
+
+@pytest.mark.parametrize("f, argsets", in_place.EXACT, ids=[v[0].__name__ for v in in_place.EXACT])
+@pytest.mark.parametrize("fullgraph", [True, False], ids=["fullgraph", "default"])
+def test_a_tensor_changed_in_place_in_a_body_is_written_back(f, argsets, fullgraph):
+    """The body changes a copy (torch forbids it to change its inputs); the
+    statement's result is copied into the tensor itself, so the caller's
+    argument and a second name see the change, as in Python's run."""
+    function = compiled(autograph.to_graph(f), fullgraph=fullgraph)
+    for args in argsets:
+        expected, actual = in_place.clones(args), in_place.clones(args)
+        assert_same(f(*expected), function(*actual))
+        assert_same(expected, actual)
+    if fullgraph:
+        assert graph_breaks(autograph.to_graph(f), *in_place.clones(argsets[0])) == (1, 0)
+
+
+@pytest.mark.parametrize("f, args, text, line", in_place.REFUSED, ids=[v[0].__name__ for v in in_place.REFUSED])
+def test_a_change_in_place_that_cannot_be_written_back_is_refused(f, args, text, line):
+    with pytest.raises(torch._dynamo.exc.Unsupported) as info:
+        compiled(autograph.to_graph(f))(*in_place.clones(args))
+    message = str(info.value)
+    assert text in message, message
+    assert f"({in_place.__file__}:{f.__code__.co_firstlineno + line})" in message, message
+    expected, actual = in_place.clones(args), in_place.clones(args)
+    assert_same(f(*expected), compiled(autograph.to_graph(f), fullgraph=False)(*actual))
+    assert_same(expected, actual)
 
 
 def adds_to_a_view_in_a_branch(x, y):

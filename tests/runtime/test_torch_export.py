@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 
 from autograph.runtime.errors import TracingError  # noqa: E402
 
+from tests.runtime import in_place_programs as in_place  # noqa: E402
 from tests.runtime.exported_graphs import Converted, assert_same, dead_nodes, targets  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
@@ -170,6 +171,27 @@ def update_through_an_alias(x):
 @STRICT
 def test_item_assignment_outside_bodies_is_in_place(strict):
     check(update_through_an_alias, (t(1.0, 2.0),), strict=strict)
+
+
+@pytest.mark.parametrize("f, argsets", in_place.EXACT, ids=[v[0].__name__ for v in in_place.EXACT])
+@STRICT
+def test_a_tensor_changed_in_place_in_a_body_is_written_back(f, argsets, strict):
+    """The exported program changes the caller's argument as Python does."""
+    exported = torch.export.export(Converted(f), in_place.clones(argsets[0]), strict=strict)
+    for args in argsets:
+        expected, actual = in_place.clones(args), in_place.clones(args)
+        assert_same(f(*expected), exported.module()(*actual))
+        assert_same(expected, actual)
+    assert dead_nodes(exported) == []
+
+
+@pytest.mark.parametrize("f, args, text, line", in_place.REFUSED, ids=[v[0].__name__ for v in in_place.REFUSED])
+@STRICT
+def test_a_change_in_place_that_cannot_be_written_back_is_refused(f, args, text, line, strict):
+    with pytest.raises(torch._dynamo.exc.Unsupported if strict else TracingError) as info:
+        torch.export.export(Converted(f), in_place.clones(args), strict=strict)
+    message = str(info.value)
+    assert text in message and f"({in_place.__file__}:{f.__code__.co_firstlineno + line})" in message, message
 
 
 def adds_to_a_view_in_a_branch(x, y):

@@ -1,0 +1,143 @@
+"""Functions that change in place, inside a traced `if` or loop, a tensor
+they get from outside (`y[i] = v`, `y += v`): torch traces the bodies on
+copies, so converted code writes the statement's result back into the
+tensor itself, or refuses what it cannot write back; and functions that
+change in place what a traced statement gives, which is a new tensor
+where Python's may be a view (refused). Shared by the
+torch.compile and torch.export tests, which run each function on
+arguments that take each way through it and compare the results and the
+arguments afterwards (the caller's tensors change, as in Python)."""
+
+import torch
+
+
+def sets_an_item_of_an_argument(y, c):
+    if c.sum() > 0:
+        y[0] = 5.0
+    return y * 1
+
+
+def sets_an_item_through_a_second_name(y, c):
+    z = y
+    if c.sum() > 0:
+        z[0] = 5.0
+    return y + z
+
+
+def adds_in_nested_branches(y, c):
+    if c.sum() > 0:
+        if c.sum() > 1:
+            y[1] += 7.0
+        y[0] = 5.0
+    return y * 1
+
+
+def sets_items_in_a_loop(y, n):
+    i = torch.zeros((), dtype=torch.int64)
+    z = y
+    while i < n:
+        z[i] = 5.0
+        i += 1
+    return y * 1
+
+
+def writes_a_view_of_its_own_tensor(y, c):
+    if c.sum() > 0:
+        u = y * 1
+        row = u[0]
+        row[0] = 5.0  # changes u, which the branch made
+        y = u
+    return y
+
+
+def adds_to_a_new_tensor_after_a_branch(x, c):
+    y = x * 1
+    if c.sum() > 0:
+        y = y * 2
+    y += 1  # y is a new tensor on both ways: no view to change
+    return y
+
+
+def _rows(n):
+    return torch.arange(n * 3, dtype=torch.float32).reshape(n, 3)
+
+
+# (function, argument sets covering each way through it): exact under compile and export
+EXACT = [
+    (sets_an_item_of_an_argument, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
+    (sets_an_item_through_a_second_name, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
+    (adds_in_nested_branches, [(_rows(2), torch.tensor(2.0)), (_rows(2), torch.tensor(1.0)),
+                               (_rows(2), torch.tensor(-1.0))]),
+    (sets_items_in_a_loop, [(_rows(3), torch.tensor(2)), (_rows(3), torch.tensor(0))]),
+    (writes_a_view_of_its_own_tensor, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
+    (adds_to_a_new_tensor_after_a_branch, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
+]
+
+
+def sets_an_item_of_a_name_read_nowhere_after(y, c):
+    z = y
+    if c.sum() > 0:
+        z[0] = 5.0  # Python changes y: torch's copy of z would be lost
+    return y
+
+
+def sets_an_item_or_makes_a_new_tensor(y, c):
+    if c.sum() > 0:
+        y[0] = 5.0
+    else:
+        y = y * 2
+    return y
+
+
+def sets_an_item_then_makes_a_new_tensor(y, n):
+    i = torch.zeros((), dtype=torch.int64)
+    while i < n:
+        y[0] += 1.0
+        y = y * 2
+        i += 1
+    return y
+
+
+def sets_an_item_of_a_row(y, c):
+    for row in y:
+        if c.sum() > 0:
+            row[0] = 5.0
+    return y
+
+
+def doubles_what_may_be_a_view(x, c):
+    b = x[0] * 3
+    a = b if c.sum() > 0 else x[1]
+    a *= 2  # Python doubles x[1] where c <= 0 (found by traced_fuzz --torch, seed 200011)
+    return x
+
+
+def sets_an_item_of_a_view_a_loop_gives(x, n):
+    i = torch.zeros((), dtype=torch.int64)
+    a = x[0] * 1
+    while i < n:
+        a = x[1]
+        i += 1
+    a[0] = 9.0  # Python changes x[1] where the loop ran
+    return x
+
+
+# (function, arguments, what the message says, its line in the function)
+REFUSED = [
+    (sets_an_item_of_a_name_read_nowhere_after, (_rows(2), torch.tensor(1.0)),
+     "changes in place (`z[i] = v`, `z += v`, `z.add_(v)`) a tensor that it gets from outside under a name that "
+     "nothing reads after the statement", 2),
+    (sets_an_item_or_makes_a_new_tensor, (_rows(2), torch.tensor(1.0)),
+     "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) on one way through it", 1),
+    (sets_an_item_then_makes_a_new_tensor, (_rows(2), torch.tensor(2)),
+     "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) on one way through it", 2),
+    (sets_an_item_of_a_row, (_rows(2), torch.tensor(1.0)), "is a view of another tensor", 2),
+    (doubles_what_may_be_a_view, (_rows(2), torch.tensor(-1.0)),
+     "that is the value of that expression after an `if` whose condition is traced by torch", 3),
+    (sets_an_item_of_a_view_a_loop_gives, (_rows(2), torch.tensor(1)),
+     "that is `a` after a `while` loop whose condition is traced by torch", 6),
+]
+
+
+def clones(args):
+    return tuple(a.clone() for a in args)
