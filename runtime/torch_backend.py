@@ -222,18 +222,17 @@ def _call(fn, values, mutated, operands):
     from outside join `operands`, and it gets copies of the tensors at the
     positions in `mutated` (torch's operators forbid a body to modify its
     inputs in place, which `x += 1` does). Returns the result, the values
-    as the body got them, and whether `mutated` grew: then the body must be
-    traced again."""
+    as the body got them, the positions of those it changed in place, and
+    whether `mutated` grew: then the body must be traced again."""
     with _capture(operands):
         values = [_BACKEND.copy(v) if i in mutated else v for i, v in enumerate(values)]
         versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
         result = fn(*values)
-    grew = False
-    for i, (v, version) in enumerate(zip(values, versions, strict=True)):
-        if version is not None and v._version != version and i not in mutated:
-            mutated.add(i)
-            grew = True
-    return result, values, grew
+    changed = {i for i, (v, version) in enumerate(zip(values, versions, strict=True))
+               if version is not None and v._version != version}
+    grew = not changed <= mutated
+    mutated |= changed
+    return result, values, changed, grew
 
 
 def _fresh(out, inputs):
@@ -313,10 +312,10 @@ def _cond(pred, branches):
 
     def branch(k):
         def call():
-            result, values, _ = _call(branches.fns[k], branches.operands, mutated, inputs)
+            result, values, changed, _ = _call(branches.fns[k], branches.operands, mutated, inputs)
             _BACKEND.refuse_views_changed(branches, branches.operands, mutated, branches.operand_name)
             _note(result, inputs)
-            memo[k] = (branches.normalize(result), values)
+            memo[k] = (branches.normalize(result), values, changed)
             return result
         run = branches.callback(k, call)
 
@@ -331,9 +330,9 @@ def _cond(pred, branches):
 
     from torch._higher_order_ops.cond import cond_op
     outs = cond_op(memo["pred"], branch(0), branch(1), tuple(inputs))
-    (results, values) = zip(memo[0], memo[1], strict=True)
-    outs = _BACKEND.write_back(branches.operands, _BACKEND.written_back(branches, sorted(mutated), results, values),
-                               outs)
+    results, values, changes = zip(memo[0], memo[1], strict=True)
+    outs = _BACKEND.write_back(branches.operands, _BACKEND.written_back(branches, changes, results, values), outs,
+                               memo["pred"])
     carried = branches.carried()
     return _BACKEND.mark_views(outs, [(c, (_BACKEND.output_name(carried[c][1]), branches.what, branches.loc))
                                       for c in sorted(memo["views", 0] | memo["views", 1])])
@@ -354,7 +353,7 @@ def _loop(loop):
             return loop.cond_fun(args[:n])
 
     def body_fun(*args):
-        outs, values, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
+        outs, values, _, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
         positions = sorted(loop.types)  # the carry; later positions are `inputs`
         _BACKEND.refuse_replaced(loop, [i for i in mutated if i < n], outs, values)
         memo["views"] = _BACKEND.loop_views(loop, ({positions[i] for i, out in enumerate(outs) if _is_view(out)},
@@ -369,7 +368,7 @@ def _loop(loop):
     try:
         outs = while_loop_op(cond_fun, body_fun, init, tuple(inputs))
         originals = [loop.leaves[j] for j in sorted(loop.types)]
-        outs = _BACKEND.write_back(originals, [(i, i) for i in sorted(mutated) if i < n], outs)
+        outs = _BACKEND.write_back(originals, [(i, i, None) for i in sorted(mutated) if i < n], outs, None)
         return tuple(_BACKEND.mark_views(outs, memo["views"]))
     except Retry:
         raise  # traced again with `init`, or the values that replace it

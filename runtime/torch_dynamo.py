@@ -238,6 +238,30 @@ def _local_versions(ctx, name):
     return versions(ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker())
 
 
+def _outside_versions(ctx, name):
+    """(fake value, version counter, whether it is an input) of each tensor
+    that the graphs being built hold (the current one and those around it),
+    but the tensors of the local list `name` of the frame that `ctx` traces
+    (a probe's copies)."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    from torch._dynamo.variables import BaseListVariable, TensorVariable
+    own, pending = set(), [ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker()]
+    while pending:
+        variable = pending.pop()
+        if isinstance(variable, TensorVariable):
+            own.add(id(variable.as_proxy().node.meta.get("example_value")))
+        elif isinstance(variable, BaseListVariable):
+            pending.extend(variable.items)
+    found, tracer = {}, InstructionTranslator.current_tx().output.current_tracer
+    while tracer is not None:
+        for node in tracer.graph.nodes:
+            value = node.meta.get("example_value")
+            if isinstance(value, tb.torch.Tensor) and id(value) not in own:
+                found[id(value)] = (value, value._version, node.op == "placeholder")
+        tracer = tracer.parent
+    return list(found.values())
+
+
 def _erase_local(ctx):
     tb.erase_unused(ctx.get_local("value").as_proxy().node, None)  # dynamo keeps what the graph reads
 
@@ -360,9 +384,15 @@ class DynamoStaging:
 
     def changed(self):
         """The positions whose tensors changed between the last two
-        `_local_versions` (a probe's copies before and after its body)."""
-        new, old = _versions.pop(), _versions.pop()
-        return tuple(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b)
+        `_local_versions` (a probe's copies before and after its body), and
+        whether a tensor from outside them changed in place too."""
+        (new, after), (old, before) = _versions.pop(), _versions.pop()
+        known = {id(v) for v, _, _ in before}
+        # An input that dynamo lifted in the probe (a tensor that the body reads
+        # from outside) was made with version 0.
+        changed = [v for v, version, _ in before if v._version != version] + [
+            v for v, version, placeholder in after if placeholder and version and id(v) not in known]
+        return tuple(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b), bool(changed)
 
     def graph_token(self):
         return graph_token()
@@ -446,9 +476,11 @@ class DynamoStaging:
             seen.append(v.clone() if isinstance(v, self.tensor_type()) and [s for s in seen if s is v] else v)
         return seen
 
-    def _probe(self, fn, args, leaves):
-        """`fn(*copies)` as a probe, `copies` being `args` with each tensor
-        copied; returns (copies, result, changed, views): `changed` are the
+    def _probe(self, statement, fn, args, leaves):
+        """`fn(*copies)` as a probe of a body of `statement`, `copies` being
+        `args` with each tensor copied (a body that changes in place a
+        tensor from outside them is refused: torch would trace it on a
+        copy); returns (copies, result, changed, views): `changed` are the
         positions of the copies that `fn` modified in place, as their
         version counters tell (through a view too: `y[i] += c` adds to the
         view `y[i]`), `views` the positions among `leaves(result)` of the
@@ -462,18 +494,21 @@ class DynamoStaging:
         from torch._dynamo.comptime import comptime
 
         def versions(ctx):  # made here: dynamo guards a function read from a module or a class
-            _versions.append(_local_versions(ctx, "copies"))
+            _versions.append((_local_versions(ctx, "copies"), _outside_versions(ctx, "copies")))
         self.probes(1)
         try:
             copies = [self._copies(v) for v in args]
             comptime(versions)
             result = fn(*copies)
             comptime(versions)
+            changed, outside = self.changed()
+            if outside:
+                raise serrors.outside_changed_in_place(statement.what, statement.loc)
             tensor = self.tensor_type()
             based = {i for i, a in enumerate(args) if isinstance(a, tensor) and a._base is not None}
             views = {j for j, v in enumerate(leaves(result)) if isinstance(v, tensor) and (
                 v._base is not None or [i for i in based if copies[i] is v])}
-            return copies, result, self.changed(), (views, based)
+            return copies, result, changed, (views, based)
         finally:
             self.probes(-1)
 
@@ -487,25 +522,30 @@ class DynamoStaging:
             if isinstance(v, self.tensor_type()) and v._base is not None:
                 raise serrors.view_changed_in_place(name(i), statement.what, statement.loc)
 
-    def written_back(self, branches, changed, results, values):
-        """For the operands of `branches` that a branch changes in place (at
-        the positions in `changed`: `y[i] = v`, `y += 1`), which torch traces
-        on copies: (operand, carried output) pairs, the output being that
-        operand's copy in both branches (`results[k]` and `values[k]`: the
-        outputs and the operands as branch k ran); `write_back` then puts the
-        output into the operand itself, so that its other names and the
-        caller see the change, as in Python. Refused where that cannot be
-        done: an operand that no output gives back, or one that a branch
+    def written_back(self, branches, changes, results, values):
+        """For the operands of `branches` that a branch changes in place
+        (`changes[k]`, their positions for branch k: `y[i] = v`, `y += 1`),
+        which torch traces on copies: (operand, carried output, branch)
+        triples, for `write_back` to put the value of the operand's copy,
+        which the statement gives, into the operand itself, so that its
+        other names and the caller see the change, as in Python. `results[k]`
+        and `values[k]` are the outputs and the operands as branch k ran;
+        the branch is None where both give that copy back, or the one that
+        does (the other made the variable another tensor and left the
+        operand as it was). Refused where that cannot be done: an operand
+        that no output gives back, or one that a branch changes and then
         replaces with another tensor."""
-        pairs = []
-        for i in changed:
+        triples = []
+        for i in changes[0] | changes[1]:
             if i >= branches.count:
                 raise serrors.changed_in_place_unread(branches.what, branches.loc)
-            if not (results[0][i] is values[0][i] and results[1][i] is values[1][i]):
+            gives = [results[0][i] is values[0][i], results[1][i] is values[1][i]]
+            if [k for k in (0, 1) if i in changes[k] and not gives[k]]:
                 raise serrors.changed_in_place_and_assigned(branches.operand_name(i), branches.what, branches.loc)
             j = branches.flats[0].owner.index(i)
-            pairs.append((i, len([1 for kind, _ in branches.plan[:j] if kind == "carried"])))
-        return pairs
+            c = len([1 for kind, _ in branches.plan[:j] if kind == "carried"])
+            triples.append((i, c, None if gives[0] and gives[1] else 0 if gives[0] else 1))
+        return triples
 
     def refuse_replaced(self, loop, changed, outs, values):
         """Refuses a loop body that changes the carried tensor at one of the
@@ -544,17 +584,26 @@ class DynamoStaging:
         return [(i, (loop.leaf_name(j), loop.what, loop.loc)) for i, j in enumerate(sorted(loop.types))
                 if j in given or i in entering]
 
-    def write_back(self, originals, pairs, outs):
-        """`outs` (a statement's carried outputs) with each pair's (operand,
-        output) output copied into `originals[operand]`, which takes its
-        place (see `written_back`)."""
-        if not pairs:
+    def write_back(self, originals, triples, outs, flag):
+        """`outs` (a statement's carried outputs) after copying, for each
+        (operand, output, branch) triple (see `written_back`), the output
+        into `originals[operand]`, which takes its place; where only that
+        branch gives it, the copy is of the output where the condition
+        `flag` takes that branch, and the operand elsewhere (the output
+        stays a new tensor). In a probe (`flag` None), only the change.
+        (No default for `flag`: dynamo would guard it on every call.)"""
+        if not triples:
             return outs
         outs = list(outs)
-        for i, c in pairs:
-            self.refuse_view_output(originals[i])
-            originals[i].copy_(outs[c])
-            outs[c] = originals[i]
+        for i, c, k in triples:
+            original = originals[i]
+            self.refuse_view_output(original)
+            if k is None or flag is None:
+                original.copy_(outs[c])
+            else:
+                original.copy_(outs[c].where(flag, original) if k == 0 else original.where(flag, outs[c]))
+            if k is None:
+                outs[c] = original
         return outs
 
     def _refuse_objects_made_here(self, statement):
@@ -579,7 +628,7 @@ class DynamoStaging:
             passed, changes, results, values, given = [], [], [], [], []
             for k in (0, 1):
                 copies, result, changed, views = self._probe(
-                    branches.fns[k], branches.operands, lambda r: self.flat(branches.normalize(r)).leaves)
+                    branches, branches.fns[k], branches.operands, lambda r: self.flat(branches.normalize(r)).leaves)
                 self.refuse_views_changed(branches, branches.operands, changed, branches.operand_name)
                 branches.trace(k, result)
                 passed.append(self._passed_through(copies, branches.flats[k].leaves) | {*changed})
@@ -589,11 +638,10 @@ class DynamoStaging:
                 given.append(views[0])
             memo["mutated"] = passed[0] | passed[1]  # (a set() would cost a guard)
             branches.settle()
-            # (changes as a set: sorted() would cost a guard)
-            memo["written"] = self.written_back(branches, changes[0] | changes[1], results, values)
+            memo["written"] = self.written_back(branches, changes, results, values)
             memo["views"] = self.views_given(branches, given[0] | given[1])
         if self.probes(0):  # (the outer probe sees the operands change)
-            return self.mark_views(self.write_back(branches.operands, memo["written"], branches.outputs(0)),
+            return self.mark_views(self.write_back(branches.operands, memo["written"], branches.outputs(0), None),
                                    memo["views"])
         self._refuse_objects_made_here(branches)
         plan, mutated = list(branches.plan), memo["mutated"]
@@ -621,8 +669,9 @@ class DynamoStaging:
         if not carried:
             return ()  # the branches give nothing that depends on the condition
         single = len(carried) == 1
-        outs = self.torch_cond(self.boolean(pred), branch(0), branch(1))
-        return self.mark_views(self.write_back(branches.operands, memo["written"], (outs,) if single else outs),
+        flag = self.boolean(pred)
+        outs = self.torch_cond(flag, branch(0), branch(1))
+        return self.mark_views(self.write_back(branches.operands, memo["written"], (outs,) if single else outs, flag),
                                memo["views"])
 
     def dynamo_loop(self, loop):
@@ -630,8 +679,8 @@ class DynamoStaging:
         types of the carried values."""
         memo = loop.memo
         memo.setdefault("mutated", set())
-        carry, new, changed, views = self._probe(lambda *carry: loop.body(*loop.unflatten(carry)), self.entering(loop),
-                                                 lambda r: self.flat(r).leaves)
+        carry, new, changed, views = self._probe(loop, lambda *carry: loop.body(*loop.unflatten(carry)),
+                                                 self.entering(loop), lambda r: self.flat(r).leaves)
         new = self.flat(new)
         positions = sorted(loop.types)
         self.refuse_views_changed(loop, [loop.leaves[j] for j in positions], changed,
@@ -642,10 +691,10 @@ class DynamoStaging:
         if loop.check(new):
             raise Retry
         originals = [loop.leaves[j] for j in positions]
-        pairs = [(i, i) for i in changed]  # written back: see `written_back`
+        triples = [(i, i, None) for i in changed]  # written back: see `written_back`
         views = self.loop_views(loop, views)
         if self.probes(0):  # (the outer probe sees the values change)
-            return self.mark_views(self.write_back(originals, pairs, loop.init()), views)
+            return self.mark_views(self.write_back(originals, triples, loop.init(), None), views)
         self._refuse_objects_made_here(loop)
         mutated, probed = memo["mutated"], new.leaves
 
@@ -667,4 +716,4 @@ class DynamoStaging:
         # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
         # None when lifting it to input of top-level"): a copy has plain strides.
         outs = [v.clone() if v.dim() else v for v in self.torch_while_loop(cond_fn, body_fn, init)]
-        return tuple(self.mark_views(self.write_back(originals, pairs, outs), views))
+        return tuple(self.mark_views(self.write_back(originals, triples, outs, None), views))

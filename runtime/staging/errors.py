@@ -162,12 +162,12 @@ def changed_in_place_unread(what, loc):
 
 
 def changed_in_place_and_assigned(name, what, loc):
+    n = name[1:-1]
     return TracingError(
-        f"{what} ({loc}) changes {name} in place (`{name[1:-1]}[i] = v`, `+=`, `.add_(v)`) on one way through "
-        f"it and makes {name} another tensor on another (or in the same body): torch traces bodies on copies, "
-        "so that tensor, which the statement gives back changed only on some ways, cannot be updated as "
-        f"Python's is. Copy it before the change (`{name[1:-1]} = {name[1:-1]}.clone()`) where the body "
-        "changes it, or assign it a new tensor on every way through")
+        f"{what} ({loc}) changes {name} in place (`{n}[i] = v`, `+=`, `.add_(v)`) and then makes {name} "
+        "another tensor in the same body: torch traces bodies on copies, and the statement gives back only the "
+        f"new tensor, so the tensor that {name} held before cannot be updated as Python's is. Copy it before "
+        f"the change (`{n} = {n}.clone()`), or change it after making the new tensor")
 
 
 def view_output_changed(name, what, loc, here):
@@ -177,6 +177,14 @@ def view_output_changed(name, what, loc, here):
         f"through that statement is a view of another tensor (such as `{n} = b if c else x[i]`): torch gives "
         "the statement's outputs as new tensors, so the tensor viewed would not change, where Python's would. "
         f"Make a new tensor there (`{n} = {n} * 2` for `{n} *= 2`), or copy the view where it is made (`.clone()`)")
+
+
+def outside_changed_in_place(what, loc):
+    return TracingError(
+        f"a body of {what} ({loc}) changes in place a tensor that it reads from outside without assigning it, "
+        "such as `row[0] = v` after `row = y[0]`, or `y.add_(v)`: torch traces the body on a copy, so `y` would "
+        "not change, where Python's would. Assign the variable in the body (`y[0, 0] = v`, `y += v`), which "
+        "is then written back")
 
 
 def shape_invariants(what, loc, why):

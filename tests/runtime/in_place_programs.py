@@ -58,6 +58,14 @@ def adds_to_a_new_tensor_after_a_branch(x, c):
     return y
 
 
+def sets_an_item_or_makes_a_new_tensor(y, c):
+    if c.sum() > 0:
+        y[0] = 5.0
+    else:
+        y = y * 2
+    return y
+
+
 def _rows(n):
     return torch.arange(n * 3, dtype=torch.float32).reshape(n, 3)
 
@@ -71,6 +79,8 @@ EXACT = [
     (sets_items_in_a_loop, [(_rows(3), torch.tensor(2)), (_rows(3), torch.tensor(0))]),
     (writes_a_view_of_its_own_tensor, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     (adds_to_a_new_tensor_after_a_branch, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
+    # y is changed where c > 0, and a new tensor elsewhere (found by traced_fuzz --torch, seed 100025)
+    (sets_an_item_or_makes_a_new_tensor, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
 ]
 
 
@@ -81,11 +91,10 @@ def sets_an_item_of_a_name_read_nowhere_after(y, c):
     return y
 
 
-def sets_an_item_or_makes_a_new_tensor(y, c):
+def sets_an_item_then_makes_a_new_tensor_in_a_branch(y, c):
     if c.sum() > 0:
         y[0] = 5.0
-    else:
-        y = y * 2
+        y = y * 2  # Python changed the tensor that y held first
     return y
 
 
@@ -127,10 +136,10 @@ REFUSED = [
     (sets_an_item_of_a_name_read_nowhere_after, (_rows(2), torch.tensor(1.0)),
      "changes in place (`z[i] = v`, `z += v`, `z.add_(v)`) a tensor that it gets from outside under a name that "
      "nothing reads after the statement", 2),
-    (sets_an_item_or_makes_a_new_tensor, (_rows(2), torch.tensor(1.0)),
-     "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) on one way through it", 1),
+    (sets_an_item_then_makes_a_new_tensor_in_a_branch, (_rows(2), torch.tensor(1.0)),
+     "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) and then makes `y` another tensor in the same body", 1),
     (sets_an_item_then_makes_a_new_tensor, (_rows(2), torch.tensor(2)),
-     "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) on one way through it", 2),
+     "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) and then makes `y` another tensor in the same body", 2),
     (sets_an_item_of_a_row, (_rows(2), torch.tensor(1.0)), "is a view of another tensor", 2),
     (doubles_what_may_be_a_view, (_rows(2), torch.tensor(-1.0)),
      "that is the value of that expression after an `if` whose condition is traced by torch", 3),
@@ -141,3 +150,17 @@ REFUSED = [
 
 def clones(args):
     return tuple(a.clone() for a in args)
+
+
+def sets_an_item_of_a_view_it_makes(y, c):
+    if c.sum() > 0:
+        row = y[0]
+        row[0] = 5.0  # changes y, which the branch does not assign
+    return y
+
+
+# Refused under dynamo (compile, strict export); non-strict export gives Python's result.
+REFUSED_UNDER_DYNAMO = [
+    (sets_an_item_of_a_view_it_makes, (_rows(2), torch.tensor(1.0)),
+     "changes in place a tensor that it reads from outside without assigning it", 1),
+]

@@ -791,7 +791,8 @@ def test_a_tensor_changed_in_place_in_a_body_is_written_back(f, argsets, fullgra
         assert graph_breaks(autograph.to_graph(f), *in_place.clones(argsets[0])) == (1, 0)
 
 
-@pytest.mark.parametrize("f, args, text, line", in_place.REFUSED, ids=[v[0].__name__ for v in in_place.REFUSED])
+@pytest.mark.parametrize("f, args, text, line", in_place.REFUSED + in_place.REFUSED_UNDER_DYNAMO,
+                         ids=[v[0].__name__ for v in in_place.REFUSED + in_place.REFUSED_UNDER_DYNAMO])
 def test_a_change_in_place_that_cannot_be_written_back_is_refused(f, args, text, line):
     with pytest.raises(torch._dynamo.exc.Unsupported) as info:
         compiled(autograph.to_graph(f))(*in_place.clones(args))

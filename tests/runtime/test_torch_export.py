@@ -194,6 +194,18 @@ def test_a_change_in_place_that_cannot_be_written_back_is_refused(f, args, text,
     assert text in message and f"({in_place.__file__}:{f.__code__.co_firstlineno + line})" in message, message
 
 
+@pytest.mark.parametrize("f, args, text, line", in_place.REFUSED_UNDER_DYNAMO,
+                         ids=[v[0].__name__ for v in in_place.REFUSED_UNDER_DYNAMO])
+def test_a_change_in_place_of_a_tensor_read_from_outside(f, args, text, line):
+    """Refused under strict export (dynamo); non-strict export gives Python's result."""
+    with pytest.raises(torch._dynamo.exc.Unsupported, match=text):
+        torch.export.export(Converted(f), in_place.clones(args), strict=True)
+    exported = torch.export.export(Converted(f), in_place.clones(args), strict=False)
+    expected, actual = in_place.clones(args), in_place.clones(args)
+    assert_same(f(*expected), exported.module()(*actual))
+    assert_same(expected, actual)
+
+
 def adds_to_a_view_in_a_branch(x, y):
     a = x[0]
     if y.sum() > 0:
