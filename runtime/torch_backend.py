@@ -321,21 +321,28 @@ def _cond(pred, branches):
 
         def fn(*args):
             outs = run()
-            if branches.traced() and (builtins.len(mutated) > copies
-                                      or builtins.len(inputs) > builtins.len(args)):
-                raise Retry
+            if branches.traced():
+                if builtins.len(mutated) > copies or builtins.len(inputs) > builtins.len(args):
+                    raise Retry
+                # The copies that the branches give as extra outputs, for `write_back`.
+                results, values, changes = zip(memo[0], memo[1], strict=True)
+                written, extras = _BACKEND.written_back(branches, changes, results, values)
+                if extras != memo.get("extras", []):
+                    memo["extras"] = extras
+                    raise Retry
+                memo["written"] = written
             memo["views", k] = {c for c, out in enumerate(outs) if _is_view(out)}
-            return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs]))
+            extras = [memo[k][1][i] for i in memo.get("extras", [])]
+            return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs] + extras))
         return fn
 
     from torch._higher_order_ops.cond import cond_op
     outs = cond_op(memo["pred"], branch(0), branch(1), tuple(inputs))
-    results, values, changes = zip(memo[0], memo[1], strict=True)
-    outs = _BACKEND.write_back(branches.operands, _BACKEND.written_back(branches, changes, results, values), outs,
-                               memo["pred"])
+    outs = _BACKEND.write_back(branches.operands, memo["written"], outs)
     carried = branches.carried()
-    return _BACKEND.mark_views(outs, [(c, (_BACKEND.output_name(carried[c][1]), branches.what, branches.loc))
-                                      for c in sorted(memo["views", 0] | memo["views", 1])])
+    return _BACKEND.mark_views(outs[:builtins.len(carried)], [
+        (c, (_BACKEND.output_name(carried[c][1]), branches.what, branches.loc))
+        for c in sorted(memo["views", 0] | memo["views", 1])])
 
 
 def _loop(loop):
@@ -368,7 +375,7 @@ def _loop(loop):
     try:
         outs = while_loop_op(cond_fun, body_fun, init, tuple(inputs))
         originals = [loop.leaves[j] for j in sorted(loop.types)]
-        outs = _BACKEND.write_back(originals, [(i, i, None) for i in sorted(mutated) if i < n], outs, None)
+        outs = _BACKEND.write_back(originals, [(i, i, True) for i in sorted(mutated) if i < n], outs)
         return tuple(_BACKEND.mark_views(outs, memo["views"]))
     except Retry:
         raise  # traced again with `init`, or the values that replace it

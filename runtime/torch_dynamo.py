@@ -262,6 +262,21 @@ def _outside_versions(ctx, name):
     return list(found.values())
 
 
+def _bind_symbols():
+    """Binds, in the body that dynamo traces, the symbols of the sizes of
+    the tensors made there so far (a copy of a value with a dynamic size,
+    `DynamoStaging._guarded`): torch 2.13's dynamo binds them lazily, and a
+    closure that reads such a size later gets the lazy binding itself
+    (`n - 1` with `n = len(x)` in a loop body: "NotImplementedError:
+    argument of type: <class 'torch._dynamo.output_graph.LazyProxy'>")."""
+    from torch._dynamo.output_graph import LazyProxy
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    tracer = InstructionTranslator.current_tx().output.current_tracer
+    for symbol, proxy in list(tracer.bound_symbols.items()):
+        if isinstance(proxy, LazyProxy):
+            tracer.bound_symbols[symbol] = proxy()
+
+
 def _erase_local(ctx):
     tb.erase_unused(ctx.get_local("value").as_proxy().node, None)  # dynamo keeps what the graph reads
 
@@ -455,7 +470,13 @@ class DynamoStaging:
 
     def _guarded(self, values, mutated):
         """`values` with copies at the positions in `mutated`."""
-        return [self.copy(v) if i in mutated else v for i, v in enumerate(values)]
+        from torch._dynamo.comptime import comptime
+
+        def bind(ctx):  # made here: dynamo guards a function read from a module or a class
+            _bind_symbols()
+        copies = [self.copy(v) if i in mutated else v for i, v in enumerate(values)]
+        comptime(bind)
+        return copies
 
     def _unaliased(self, out, probed, inputs):
         """`out` as a body may return it: a copy if it is a view, one of the
@@ -523,29 +544,29 @@ class DynamoStaging:
                 raise serrors.view_changed_in_place(name(i), statement.what, statement.loc)
 
     def written_back(self, branches, changes, results, values):
-        """For the operands of `branches` that a branch changes in place
-        (`changes[k]`, their positions for branch k: `y[i] = v`, `y += 1`),
-        which torch traces on copies: (operand, carried output, branch)
-        triples, for `write_back` to put the value of the operand's copy,
-        which the statement gives, into the operand itself, so that its
-        other names and the caller see the change, as in Python. `results[k]`
-        and `values[k]` are the outputs and the operands as branch k ran;
-        the branch is None where both give that copy back, or the one that
-        does (the other made the variable another tensor and left the
-        operand as it was). Refused where that cannot be done: an operand
-        that no output gives back, or one that a branch changes and then
-        replaces with another tensor."""
-        triples = []
+        """How the operands of `branches` that a branch changes in place
+        (`changes[k]`, their positions for branch k: `y[i] = v`, `y += 1`,
+        `z = y; z[i] = v`) are updated, since torch traces bodies on copies:
+        after the statement, each operand gets the last value of its copy
+        (`write_back`), so that its other names, its views and the caller
+        see the change, as in Python. `results[k]` and `values[k]` are the
+        outputs and the operands as branch k ran. Returns (written, extras):
+        `extras` are the operands whose copies the branches give as extra
+        outputs, after the carried ones; `written` has (operand, output,
+        same) per changed operand, `output` being its position among those
+        outputs, and `same` True where that output is the operand's copy in
+        both branches (the variable is then the operand itself, as in
+        Python: `y[0] = 5` changes `y`, which stays the same tensor)."""
+        carried = len([1 for kind, _ in branches.plan if kind == "carried"])
+        written, extras = [], []
         for i in changes[0] | changes[1]:
-            if i >= branches.count:
-                raise serrors.changed_in_place_unread(branches.what, branches.loc)
-            gives = [results[0][i] is values[0][i], results[1][i] is values[1][i]]
-            if [k for k in (0, 1) if i in changes[k] and not gives[k]]:
-                raise serrors.changed_in_place_and_assigned(branches.operand_name(i), branches.what, branches.loc)
-            j = branches.flats[0].owner.index(i)
-            c = len([1 for kind, _ in branches.plan[:j] if kind == "carried"])
-            triples.append((i, c, None if gives[0] and gives[1] else 0 if gives[0] else 1))
-        return triples
+            if i < branches.count and results[0][i] is values[0][i] and results[1][i] is values[1][i]:
+                j = branches.flats[0].owner.index(i)
+                written.append((i, len([1 for kind, _ in branches.plan[:j] if kind == "carried"]), True))
+            else:
+                written.append((i, carried + len(extras), False))
+                extras.append(i)
+        return written, extras
 
     def refuse_replaced(self, loop, changed, outs, values):
         """Refuses a loop body that changes the carried tensor at one of the
@@ -584,25 +605,19 @@ class DynamoStaging:
         return [(i, (loop.leaf_name(j), loop.what, loop.loc)) for i, j in enumerate(sorted(loop.types))
                 if j in given or i in entering]
 
-    def write_back(self, originals, triples, outs, flag):
-        """`outs` (a statement's carried outputs) after copying, for each
-        (operand, output, branch) triple (see `written_back`), the output
-        into `originals[operand]`, which takes its place; where only that
-        branch gives it, the copy is of the output where the condition
-        `flag` takes that branch, and the operand elsewhere (the output
-        stays a new tensor). In a probe (`flag` None), only the change.
-        (No default for `flag`: dynamo would guard it on every call.)"""
-        if not triples:
+    def write_back(self, originals, written, outs):
+        """`outs` (a statement's outputs, carried then extra) after copying,
+        for each (operand, output, same) of `written` (see `written_back`),
+        the output into `originals[operand]`, which takes its place where
+        `same` is True."""
+        if not written:
             return outs
         outs = list(outs)
-        for i, c, k in triples:
+        for i, c, same in written:
             original = originals[i]
             self.refuse_view_output(original)
-            if k is None or flag is None:
-                original.copy_(outs[c])
-            else:
-                original.copy_(outs[c].where(flag, original) if k == 0 else original.where(flag, outs[c]))
-            if k is None:
+            original.copy_(outs[c])
+            if same:
                 outs[c] = original
         return outs
 
@@ -638,10 +653,13 @@ class DynamoStaging:
                 given.append(views[0])
             memo["mutated"] = passed[0] | passed[1]  # (a set() would cost a guard)
             branches.settle()
-            memo["written"] = self.written_back(branches, changes, results, values)
+            memo["written"], memo["extras"] = self.written_back(branches, changes, results, values)
+            memo["probed"] = [values[0][i] for i in memo["extras"]]
             memo["views"] = self.views_given(branches, given[0] | given[1])
+        written, extras = memo["written"], memo["extras"]
         if self.probes(0):  # (the outer probe sees the operands change)
-            return self.mark_views(self.write_back(branches.operands, memo["written"], branches.outputs(0), None),
+            outs = branches.outputs(0)
+            return self.mark_views(self.write_back(branches.operands, written, outs + memo["probed"])[:len(outs)],
                                    memo["views"])
         self._refuse_objects_made_here(branches)
         plan, mutated = list(branches.plan), memo["mutated"]
@@ -660,19 +678,20 @@ class DynamoStaging:
                         if value is None:
                             raise branches.cannot_cast(k, j, t)
                         outs.append(value if value is not leaf else self._unaliased(value, probed[k][j], operands))
+                for i in extras:  # the copies, for `write_back`
+                    outs.append(operands[i].clone())
                 # One output as it is: torch.cond's pytree then has no tuple,
                 # whose flattening dynamo would guard on every call.
                 return outs[0] if single else tuple(self.distinct(outs))
             return run
 
         carried = [kind for kind, _ in plan if kind == "carried"]  # (sum() costs dynamo's polyfills' guards)
-        if not carried:
+        if not carried and not extras:
             return ()  # the branches give nothing that depends on the condition
-        single = len(carried) == 1
-        flag = self.boolean(pred)
-        outs = self.torch_cond(flag, branch(0), branch(1))
-        return self.mark_views(self.write_back(branches.operands, memo["written"], (outs,) if single else outs, flag),
-                               memo["views"])
+        single = len(carried) == 1 and not extras
+        outs = self.torch_cond(self.boolean(pred), branch(0), branch(1))
+        outs = self.write_back(branches.operands, written, (outs,) if single else outs)
+        return self.mark_views(outs[:len(carried)] if extras else outs, memo["views"])
 
     def dynamo_loop(self, loop):
         """dynamo's `while_loop`, after a probe of one iteration settles the
@@ -691,10 +710,10 @@ class DynamoStaging:
         if loop.check(new):
             raise Retry
         originals = [loop.leaves[j] for j in positions]
-        triples = [(i, i, None) for i in changed]  # written back: see `written_back`
+        written = [(i, i, True) for i in changed]  # see `written_back`
         views = self.loop_views(loop, views)
         if self.probes(0):  # (the outer probe sees the values change)
-            return self.mark_views(self.write_back(originals, triples, loop.init(), None), views)
+            return self.mark_views(self.write_back(originals, written, loop.init()), views)
         self._refuse_objects_made_here(loop)
         mutated, probed = memo["mutated"], new.leaves
 
@@ -716,4 +735,4 @@ class DynamoStaging:
         # when a later torch.cond reads such a tensor ("Source of '4*u0 - 4' is
         # None when lifting it to input of top-level"): a copy has plain strides.
         outs = [v.clone() if v.dim() else v for v in self.torch_while_loop(cond_fn, body_fn, init)]
-        return tuple(self.mark_views(self.write_back(originals, triples, outs, None), views))
+        return tuple(self.mark_views(self.write_back(originals, written, outs), views))

@@ -4,6 +4,7 @@ against the installed copy (not this checkout)."""
 
 import os
 import re
+import site
 import subprocess
 import sys
 import venv
@@ -36,9 +37,13 @@ def test_built_package_installs_and_runs_the_example(dist, tmp_path, kind):
     (archive,) = [p for p in os.listdir(dist) if p.endswith("." + kind)]
     assert f"autograph-{_version()}" in archive
     env_dir = tmp_path / "venv"
-    # numpy and gast come from this environment; the package from the archive.
-    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    venv.create(env_dir, with_pip=True)
     python = str(env_dir / "bin" / "python")
+    # numpy and gast come from this environment (a virtual one too: its base
+    # Python's packages would not have them), after the new one's own
+    # packages; the package from the archive.
+    (own,) = (env_dir / "lib").glob("python*/site-packages")
+    (own / "outer.pth").write_text("".join(path + "\n" for path in site.getsitepackages()))
     _run([python, "-m", "pip", "install", "--quiet", "--no-deps", str(dist / archive)])
     where = _run([python, "-c", "import autograph, autograph.runtime.tracer; print(autograph.__file__)"],
                  cwd=tmp_path)

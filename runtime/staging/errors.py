@@ -153,14 +153,6 @@ def view_changed_in_place(name, what, loc):
         "copy where it is made (`.clone()`)")
 
 
-def changed_in_place_unread(what, loc):
-    return TracingError(
-        f"a body of {what} ({loc}) changes in place (`z[i] = v`, `z += v`, `z.add_(v)`) a tensor that it gets "
-        "from outside under a name that nothing reads after the statement, such as a second name `z = y`: "
-        "torch traces that body on a copy, so the tensor itself, which another name holds, would not change, "
-        "where Python's would. Change it through the name that the code reads afterwards (`y[i] = v`)")
-
-
 def changed_in_place_and_assigned(name, what, loc):
     n = name[1:-1]
     return TracingError(

@@ -66,6 +66,20 @@ def sets_an_item_or_makes_a_new_tensor(y, c):
     return y
 
 
+def sets_an_item_of_a_name_read_nowhere_after(y, c):
+    z = y
+    if c.sum() > 0:
+        z[0] = 5.0  # changes y: the copy that torch traces is written back
+    return y
+
+
+def sets_an_item_then_makes_a_new_tensor_in_a_branch(y, c):
+    if c.sum() > 0:
+        y[0] = 5.0
+        y = y * 2  # Python changed the tensor that y held first
+    return y
+
+
 def _rows(n):
     return torch.arange(n * 3, dtype=torch.float32).reshape(n, 3)
 
@@ -81,21 +95,10 @@ EXACT = [
     (adds_to_a_new_tensor_after_a_branch, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     # y is changed where c > 0, and a new tensor elsewhere (found by traced_fuzz --torch, seed 100025)
     (sets_an_item_or_makes_a_new_tensor, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
+    (sets_an_item_of_a_name_read_nowhere_after, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
+    (sets_an_item_then_makes_a_new_tensor_in_a_branch, [(_rows(2), torch.tensor(1.0)),
+                                                        (_rows(2), torch.tensor(-1.0))]),
 ]
-
-
-def sets_an_item_of_a_name_read_nowhere_after(y, c):
-    z = y
-    if c.sum() > 0:
-        z[0] = 5.0  # Python changes y: torch's copy of z would be lost
-    return y
-
-
-def sets_an_item_then_makes_a_new_tensor_in_a_branch(y, c):
-    if c.sum() > 0:
-        y[0] = 5.0
-        y = y * 2  # Python changed the tensor that y held first
-    return y
 
 
 def sets_an_item_then_makes_a_new_tensor(y, n):
@@ -133,11 +136,6 @@ def sets_an_item_of_a_view_a_loop_gives(x, n):
 
 # (function, arguments, what the message says, its line in the function)
 REFUSED = [
-    (sets_an_item_of_a_name_read_nowhere_after, (_rows(2), torch.tensor(1.0)),
-     "changes in place (`z[i] = v`, `z += v`, `z.add_(v)`) a tensor that it gets from outside under a name that "
-     "nothing reads after the statement", 2),
-    (sets_an_item_then_makes_a_new_tensor_in_a_branch, (_rows(2), torch.tensor(1.0)),
-     "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) and then makes `y` another tensor in the same body", 1),
     (sets_an_item_then_makes_a_new_tensor, (_rows(2), torch.tensor(2)),
      "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) and then makes `y` another tensor in the same body", 2),
     (sets_an_item_of_a_row, (_rows(2), torch.tensor(1.0)), "is a view of another tensor", 2),
