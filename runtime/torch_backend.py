@@ -561,8 +561,19 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return True
 
     def copy(self, t):
-        """A copy of tensor `t`, standing for a number if `t` does."""
-        return self.number(t.clone()) if self.is_number(t) else t.clone()
+        """A copy of tensor `t`, standing for a number if `t` does, and then
+        marked as `t` is by `mark_views` (`+=` on such a copy, in a body,
+        makes a new number, where a view would change in place; `+=` on
+        another tensor changes the copy, and `write_back` refuses it)."""
+        if not self.is_number(t):
+            return t.clone()
+        c = self.number(t.clone())
+        mark = getattr(t, "_autograph_view", None)
+        if mark is not None:
+            if self.compiling():
+                self.markable(c)
+            c._autograph_view = mark
+        return c
 
     def torch_cond(self, pred, true_fn, false_fn):
         # torch.cond read from this module: torch's own module stays the only
@@ -818,11 +829,12 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return _BUILTINS.get(func)
 
     def augmented(self, op, plain, target, value):
+        # (First: a number on one way through a staged statement may be a view on another.)
+        self.refuse_view_output(target)
         if self.is_number(target):  # a new number, as Python makes
             result = plain(target, value)
             return self.number(result) if type(value) in _NUMBERS or _is_symbolic(value) or self.is_number(value) \
                 else result
-        self.refuse_view_output(target)
         return op(target, value)
 
     def mark_views(self, outs, views):

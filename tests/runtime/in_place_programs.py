@@ -134,7 +134,16 @@ def sets_an_item_of_a_view_a_loop_gives(x, n):
     return x
 
 
-# (function, arguments, what the message says, its line in the function)
+def subtracts_from_a_number_or_a_view(x, c):
+    a = 0.5
+    if c.sum() > 0:
+        a = x[0]  # a view on this way, a number on the other
+    if c.sum() > 1:
+        a -= 0.25  # Python changes x[0] where c > 1 (traced_fuzz --torch, seed 500039)
+    return x
+
+
+# (function, arguments, what the message says, its line in the function, or the lines it may name)
 REFUSED = [
     (sets_an_item_then_makes_a_new_tensor, (_rows(2), torch.tensor(2)),
      "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) and then makes `y` another tensor in the same body", 2),
@@ -143,6 +152,9 @@ REFUSED = [
      "that is the value of that expression after an `if` whose condition is traced by torch", 3),
     (sets_an_item_of_a_view_a_loop_gives, (_rows(2), torch.tensor(1)),
      "that is `a` after a `while` loop whose condition is traced by torch", 6),
+    # (under dynamo, a change in a traced body names the line of its statement)
+    (subtracts_from_a_number_or_a_view, (_rows(2), torch.tensor(2.0)),
+     "that is `a` after an `if` whose condition is traced by torch", (4, 5)),
 ]
 
 
@@ -162,3 +174,10 @@ REFUSED_UNDER_DYNAMO = [
     (sets_an_item_of_a_view_it_makes, (_rows(2), torch.tensor(1.0)),
      "changes in place a tensor that it reads from outside without assigning it", 1),
 ]
+
+
+def locations(f, line):
+    """The 'file:line' texts that a message about `f` at `line` (a line of
+    the function, or a tuple of those it may name) may give."""
+    lines = line if isinstance(line, tuple) else (line,)
+    return [f"({f.__code__.co_filename}:{f.__code__.co_firstlineno + n})" for n in lines]
