@@ -39,12 +39,13 @@ def test_built_package_installs_and_runs_the_example(dist, tmp_path, kind):
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = str(env_dir / "bin" / "python")
+    _run([python, "-m", "pip", "install", "--quiet", "--no-deps", str(dist / archive)])
     # numpy and gast come from this environment (a virtual one too: its base
     # Python's packages would not have them), after the new one's own
-    # packages; the package from the archive.
+    # packages; the package from the archive (installed first: pip would
+    # take this environment's copy for it).
     (own,) = (env_dir / "lib").glob("python*/site-packages")
     (own / "outer.pth").write_text("".join(path + "\n" for path in site.getsitepackages()))
-    _run([python, "-m", "pip", "install", "--quiet", "--no-deps", str(dist / archive)])
     where = _run([python, "-c", "import autograph, autograph.runtime.tracer; print(autograph.__file__)"],
                  cwd=tmp_path)
     assert where.startswith(str(env_dir)), where
