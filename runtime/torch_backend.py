@@ -243,6 +243,24 @@ def _fresh(out, inputs):
     return out
 
 
+def _held(t):
+    """True for a tensor that other names than the variable may hold, as
+    far as the graph being traced tells: an input of it (the caller's
+    tensor, a parameter or buffer; a body's operand), or a tensor it does
+    not trace. Not for a tensor that it made (`y = x * 1`): Python's
+    variable alone holds that, unless the function gave it another name
+    (docs/pytorch.md)."""
+    if not isinstance(t, torch.Tensor) or _BACKEND.is_number(t):
+        return False
+    node = torch_numbers.node_of(t)
+    return node is None or node.op == "placeholder"
+
+
+def _passed(out, shared):
+    """True if a body's output `out` is one of the tensors `shared`."""
+    return isinstance(out, torch.Tensor) and builtins.any(out is t for t in shared)
+
+
 def _is_view(t):
     return isinstance(t, torch.Tensor) and t._base is not None
 
@@ -309,6 +327,8 @@ def _cond(pred, branches):
     inputs, mutated = memo["inputs"], memo["mutated"]  # mutated: positions in `operands`
     _mark_derived(inputs)
     copies = builtins.len(mutated)
+    held = [i for i, t in enumerate(inputs) if _held(t)]
+    held_operands = [i for i, t in enumerate(branches.operands) if _held(t)]
 
     def branch(k):
         def call():
@@ -331,7 +351,9 @@ def _cond(pred, branches):
                     memo["extras"] = extras
                     raise Retry
                 memo["written"] = written
-            memo["views", k] = {c for c, out in enumerate(outs) if _is_view(out)}
+            shared = [args[i] for i in held] + [inputs[i] for i in held] + [memo[k][1][i] for i in held_operands]
+            memo["views", k] = {c: not _is_view(out) for c, out in enumerate(outs)
+                                if _is_view(out) or _passed(out, shared)}
             extras = [memo[k][1][i] for i in memo.get("extras", [])]
             return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs] + extras))
         return fn
@@ -339,10 +361,12 @@ def _cond(pred, branches):
     from torch._higher_order_ops.cond import cond_op
     outs = cond_op(memo["pred"], branch(0), branch(1), tuple(inputs))
     outs = _BACKEND.write_back(branches.operands, memo["written"], outs)
-    carried = branches.carried()
+    carried, views = branches.carried(), (memo["views", 0], memo["views", 1])
+    same = {c for _, c, is_same in memo["written"] if is_same}
     return _BACKEND.mark_views(outs[:builtins.len(carried)], [
-        (c, (_BACKEND.output_name(carried[c][1]), branches.what, branches.loc))
-        for c in sorted(memo["views", 0] | memo["views", 1])])
+        (c, (_BACKEND.output_name(carried[c][1]), branches.what, branches.loc,
+             views[0].get(c, True) and views[1].get(c, True)))
+        for c in sorted({*views[0], *views[1]} - same)])
 
 
 def _loop(loop):
@@ -354,6 +378,7 @@ def _loop(loop):
     _mark_derived(inputs)
     size, init = builtins.len(inputs), _BACKEND.entering(loop)
     n = builtins.len(init)  # torch calls the functions with the carry, then `inputs`
+    held = [i for i, t in enumerate(init) if _held(t)]
 
     def cond_fun(*args):
         with _capture(inputs):
@@ -363,8 +388,11 @@ def _loop(loop):
         outs, values, _, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
         positions = sorted(loop.types)  # the carry; later positions are `inputs`
         _BACKEND.refuse_replaced(loop, [i for i in mutated if i < n], outs, values)
-        memo["views"] = _BACKEND.loop_views(loop, ({positions[i] for i, out in enumerate(outs) if _is_view(out)},
-                                                   {i for i, v in enumerate(init) if _is_view(v)}))
+        shared = [args[i] for i in held] + [values[i] for i in held]
+        memo["views"] = _BACKEND.loop_views(loop, (
+            {positions[i] for i, out in enumerate(outs) if _is_view(out)},
+            {i for i, v in enumerate(init) if _is_view(v)},
+            {positions[i] for i, out in enumerate(outs) if _passed(out, shared)}, held), mutated)
         _BACKEND.refuse_views_changed(loop, [loop.leaves[j] for j in positions], [i for i in mutated if i < n],
                                       lambda i: loop.leaf_name(positions[i]))
         _note(outs, inputs)
@@ -838,12 +866,13 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         return op(target, value)
 
     def mark_views(self, outs, views):
-        """Marks the outputs `outs[c]`, for each (c, (name, what, loc)) in
-        `views`, of a staged statement that gives on some way through it a
-        view of another tensor there (`a = b if c else x[4]`): torch's
-        operators give new tensors, so a later change in place (`a *= 2`)
-        would not reach the tensor viewed, and `refuse_view_output`
-        refuses it. An attribute, as `number` sets one (`_autograph_view`,
+        """Marks the outputs `outs[c]`, for each (c, (name, what, loc,
+        passed)) in `views`, of a staged statement that gives on some way
+        through it a view of another tensor there (`a = b if c else x[4]`),
+        or (`passed`) a tensor that other names may hold (the caller's `x`,
+        where a branch leaves it): torch's operators give new tensors, so a
+        later change in place (`a *= 2`) would not reach that tensor, and
+        `refuse_view_output` refuses it. An attribute, as `number` sets one (`_autograph_view`,
         with the graph token under dynamo). Returns `outs`."""
         for c, where in views:
             t = outs[c]
@@ -860,9 +889,9 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         mark = getattr(target, "_autograph_view", None) if isinstance(target, self.tensor_type()) else None
         if mark is None:
             return
-        token, (name, what, loc) = mark
+        token, (name, what, loc, passed) = mark
         if (token == self.graph_token() or self.resuming()) if self.compiling() else is_fake(target):
-            raise serrors.view_output_changed(name, what, loc, self.location())
+            raise serrors.view_output_changed(name, what, loc, self.location(), passed)
 
 
 _BACKEND = TorchBackend()  # for messages, and the helpers of the non-strict path:

@@ -238,6 +238,15 @@ def _local_versions(ctx, name):
     return versions(ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker())
 
 
+def _example_ids(ctx, name):
+    """`id()` of the fake value of each tensor in the local list `name` of
+    the frame that `ctx` traces (None for another value)."""
+    from torch._dynamo.variables import TensorVariable
+    items = ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker().items
+    return [id(v.as_proxy().node.meta.get("example_value")) if isinstance(v, TensorVariable) else None
+            for v in items]
+
+
 def _outside_versions(ctx, name):
     """(fake value, version counter, whether it is an input) of each tensor
     that the graphs being built hold (the current one and those around it),
@@ -399,15 +408,21 @@ class DynamoStaging:
 
     def changed(self):
         """The positions whose tensors changed between the last two
-        `_local_versions` (a probe's copies before and after its body), and
-        whether a tensor from outside them changed in place too."""
-        (new, after), (old, before) = _versions.pop(), _versions.pop()
+        `_local_versions` (a probe's copies before and after its body),
+        whether a tensor from outside them changed in place too, and the
+        positions of the body's outputs and of the probe's operands that
+        are inputs of a graph being built (the caller's tensors, parameters,
+        buffers; a body's operands, and the tensors it reads from outside):
+        tensors that other names may hold."""
+        (new, after, out), (old, before, args) = _versions.pop(), _versions.pop()
         known = {id(v) for v, _, _ in before}
         # An input that dynamo lifted in the probe (a tensor that the body reads
         # from outside) was made with version 0.
         changed = [v for v, version, _ in before if v._version != version] + [
             v for v, version, placeholder in after if placeholder and version and id(v) not in known]
-        return tuple(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b), bool(changed)
+        inputs = {id(v) for v, _, placeholder in before + after if placeholder}
+        return (tuple(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b), bool(changed),
+                tuple(j for j, i in enumerate(out) if i in inputs), tuple(j for j, i in enumerate(args) if i in inputs))
 
     def graph_token(self):
         return graph_token()
@@ -443,7 +458,10 @@ class DynamoStaging:
         outputs of a torch.cond or while_loop, or on the values that their
         bodies get, until it tracks them as new objects. Trace-time state."""
         from torch._dynamo.comptime import comptime
-        comptime(_track_local)
+
+        def track(ctx):  # made here: dynamo guards a function read from a module or a class
+            _track_local(ctx)
+        comptime(track)
 
     def erase_traced(self, value):
         """Erases the operations that made `value` (a tensor that nothing uses
@@ -514,22 +532,30 @@ class DynamoStaging:
         probe adds to the graph and nothing uses is erased."""
         from torch._dynamo.comptime import comptime
 
-        def versions(ctx):  # made here: dynamo guards a function read from a module or a class
-            _versions.append((_local_versions(ctx, "copies"), _outside_versions(ctx, "copies")))
+        def before(ctx):  # made here: dynamo guards a function read from a module or a class
+            _versions.append((_local_versions(ctx, "copies"), _outside_versions(ctx, "copies"),
+                              _example_ids(ctx, "args")))
+
+        def after(ctx):
+            _versions.append((_local_versions(ctx, "copies"), _outside_versions(ctx, "copies"),
+                              _example_ids(ctx, "out")))
         self.probes(1)
         try:
             copies = [self._copies(v) for v in args]
-            comptime(versions)
+            comptime(before)
             result = fn(*copies)
-            comptime(versions)
-            changed, outside = self.changed()
+            out = leaves(result)
+            comptime(after)
+            changed, outside, held, held_args = self.changed()
             if outside:
                 raise serrors.outside_changed_in_place(statement.what, statement.loc)
             tensor = self.tensor_type()
             based = {i for i, a in enumerate(args) if isinstance(a, tensor) and a._base is not None}
-            views = {j for j, v in enumerate(leaves(result)) if isinstance(v, tensor) and (
+            views = {j for j, v in enumerate(out) if isinstance(v, tensor) and (
                 v._base is not None or [i for i in based if copies[i] is v])}
-            return copies, result, changed, (views, based)
+            passed = {j for j, v in enumerate(out) if j not in views and isinstance(v, tensor) and (
+                j in held or [i for i in held_args if copies[i] is v]) and not self.is_number(v)}
+            return copies, result, changed, (views, based, passed, held_args)
         finally:
             self.probes(-1)
 
@@ -579,17 +605,21 @@ class DynamoStaging:
             if outs[i] is not values[i]:
                 raise serrors.changed_in_place_and_assigned(loop.leaf_name(positions[i]), loop.what, loop.loc)
 
-    def views_given(self, branches, views):
-        """(carried output, (name, what, loc)) of each output of `branches`
-        that a branch gives as a view of another tensor (`x[4]`, or an
-        operand that is one): `views` are their leaf positions. For
+    def views_given(self, branches, views, passed, written):
+        """(carried output, (name, what, loc, passed)) of each output of
+        `branches` that a branch gives as a view of another tensor (`x[4]`,
+        or an operand that is one: `views` are their leaf positions), or
+        else as a tensor that other names may hold (the caller's `x` where a
+        branch leaves `x` or assigns `y = x`: `passed`), but the outputs
+        that `write_back` makes the operand itself (`written`). For
         `mark_views`."""
         given, c = [], 0
+        same = [out for _, out, is_same in written if is_same]
         for j, (kind, _) in enumerate(branches.plan):
             if kind == "carried":
-                if j in views:
+                if (j in views or j in passed) and c not in same:
                     given.append((c, (self.output_name(branches.names[branches.flats[0].owner[j]]),
-                                      branches.what, branches.loc)))
+                                      branches.what, branches.loc, j not in views)))
                 c += 1
         return given
 
@@ -597,13 +627,23 @@ class DynamoStaging:
         """A statement's output `name` as messages name it."""
         return "the value of that expression" if name == "<expression>" else f"`{name}`"
 
-    def loop_views(self, loop, views):
+    def loop_views(self, loop, views, changed):
         """`views_given` for a loop: `views` are the positions of the views
-        that its body gives, among the state's leaves, and of those that
-        enter it (its outputs where it runs no iteration), in the carry."""
-        given, entering = views
-        return [(i, (loop.leaf_name(j), loop.what, loop.loc)) for i, j in enumerate(sorted(loop.types))
-                if j in given or i in entering]
+        that its body gives, among the state's leaves, of those that enter
+        it (its outputs where it runs no iteration), in the carry, of the
+        tensors that other names may hold (see `_probe`) that the body gives
+        back, among the leaves, and of those that enter it, in the carry:
+        where the loop runs no iteration, its output is such a tensor,
+        unless the body changes it in place (at the positions `changed`,
+        which `write_back` makes the loop's outputs)."""
+        given, entering, passed, held = views
+        marks = []
+        for i, j in enumerate(sorted(loop.types)):
+            if j in given or i in entering:
+                marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, False)))
+            elif j in passed or i in held and i not in changed:
+                marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, True)))
+        return marks
 
     def write_back(self, originals, written, outs):
         """`outs` (a statement's outputs, carried then extra) after copying,
@@ -650,12 +690,13 @@ class DynamoStaging:
                 changes.append({*changed})
                 results.append(branches.normalize(result))
                 values.append(copies)
-                given.append(views[0])
+                given.append(views)
             memo["mutated"] = passed[0] | passed[1]  # (a set() would cost a guard)
             branches.settle()
             memo["written"], memo["extras"] = self.written_back(branches, changes, results, values)
             memo["probed"] = [values[0][i] for i in memo["extras"]]
-            memo["views"] = self.views_given(branches, given[0] | given[1])
+            memo["views"] = self.views_given(branches, given[0][0] | given[1][0], given[0][2] | given[1][2],
+                                             memo["written"])
         written, extras = memo["written"], memo["extras"]
         if self.probes(0):  # (the outer probe sees the operands change)
             outs = branches.outputs(0)
@@ -711,7 +752,7 @@ class DynamoStaging:
             raise Retry
         originals = [loop.leaves[j] for j in positions]
         written = [(i, i, True) for i in changed]  # see `written_back`
-        views = self.loop_views(loop, views)
+        views = self.loop_views(loop, views, changed)
         if self.probes(0):  # (the outer probe sees the values change)
             return self.mark_views(self.write_back(originals, written, loop.init()), views)
         self._refuse_objects_made_here(loop)

@@ -162,8 +162,15 @@ def changed_in_place_and_assigned(name, what, loc):
         f"the change (`{n} = {n}.clone()`), or change it after making the new tensor")
 
 
-def view_output_changed(name, what, loc, here):
+def view_output_changed(name, what, loc, here, passed):
     n = name[1:-1] if name.startswith("`") else "a"
+    if passed:
+        return TracingError(
+            f"a tensor is changed in place ({here}) that is {name} after {what} ({loc}), which on some way "
+            "through that statement is a tensor that other names may hold (the caller's tensor, a parameter, "
+            "a buffer), where a branch leaves it as it is or a loop runs no iteration: torch gives the "
+            "statement's outputs as new tensors, so that tensor would not change, where Python's would. Make "
+            f"a new tensor there instead (`{n} = {n} * 2` for `{n} *= 2`, `{n} = {n}.clone()` before `{n}[i] = v`)")
     return TracingError(
         f"a tensor is changed in place ({here}) that is {name} after {what} ({loc}), which on some way "
         f"through that statement is a view of another tensor (such as `{n} = b if c else x[i]`): torch gives "

@@ -80,6 +80,16 @@ def sets_an_item_then_makes_a_new_tensor_in_a_branch(y, c):
     return y
 
 
+def adds_to_a_new_tensor_after_a_loop(x, n):
+    i = torch.zeros((), dtype=torch.int64)
+    y = x * 1
+    while i < n:
+        y = y * 2
+        i += 1
+    y += 1  # y is a tensor the function made, on every way: nothing else holds it
+    return y
+
+
 def _rows(n):
     return torch.arange(n * 3, dtype=torch.float32).reshape(n, 3)
 
@@ -93,6 +103,7 @@ EXACT = [
     (sets_items_in_a_loop, [(_rows(3), torch.tensor(2)), (_rows(3), torch.tensor(0))]),
     (writes_a_view_of_its_own_tensor, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     (adds_to_a_new_tensor_after_a_branch, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
+    (adds_to_a_new_tensor_after_a_loop, [(_rows(2), torch.tensor(2)), (_rows(2), torch.tensor(0))]),
     # y is changed where c > 0, and a new tensor elsewhere (found by traced_fuzz --torch, seed 100025)
     (sets_an_item_or_makes_a_new_tensor, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     (sets_an_item_of_a_name_read_nowhere_after, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
@@ -143,8 +154,38 @@ def subtracts_from_a_number_or_a_view(x, c):
     return x
 
 
+def adds_to_the_argument_or_a_new_tensor(x, c):
+    y = x
+    if c.sum() > 0:
+        y = y * 2
+    y += 1  # Python adds to the caller's x where c <= 0
+    return x
+
+
+def sets_an_item_of_the_argument_or_of_its_negation(x, c):
+    y = x if c.sum() > 0 else -x
+    y[0] = 7.0  # Python changes the caller's x where c > 0
+    return x
+
+
+def adds_to_the_argument_a_loop_may_not_replace(x, n):
+    i = torch.zeros((), dtype=torch.int64)
+    y = x
+    while i < n:
+        y = y * 2
+        i += 1
+    y += 1  # Python adds to the caller's x where the loop runs no iteration
+    return x
+
+
 # (function, arguments, what the message says, its line in the function, or the lines it may name)
 REFUSED = [
+    (adds_to_the_argument_or_a_new_tensor, (_rows(2), torch.tensor(-1.0)),
+     "that is `y` after an `if` whose condition is traced by torch", 4),
+    (sets_an_item_of_the_argument_or_of_its_negation, (_rows(2), torch.tensor(1.0)),
+     "that is the value of that expression after an `if` whose condition is traced by torch", 2),
+    (adds_to_the_argument_a_loop_may_not_replace, (_rows(2), torch.tensor(0)),
+     "that is `y` after a `while` loop whose condition is traced by torch", 6),
     (sets_an_item_then_makes_a_new_tensor, (_rows(2), torch.tensor(2)),
      "changes `y` in place (`y[i] = v`, `+=`, `.add_(v)`) and then makes `y` another tensor in the same body", 2),
     (sets_an_item_of_a_row, (_rows(2), torch.tensor(1.0)), "is a view of another tensor", 2),
