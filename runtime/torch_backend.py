@@ -245,15 +245,20 @@ def _fresh(out, inputs):
 
 def _held(t):
     """True for a tensor that other names than the variable may hold, as
-    far as the graph being traced tells: an input of it (the caller's
-    tensor, a parameter or buffer; a body's operand), or a tensor it does
-    not trace. Not for a tensor that it made (`y = x * 1`): Python's
-    variable alone holds that, unless the function gave it another name
-    (docs/pytorch.md)."""
+    far as the graphs being traced tell: an input of the outermost one
+    (the caller's tensor, a parameter or buffer), where a body reads it
+    too, or a tensor that they do not trace. Not for a tensor that the
+    function made (`y = x * 1`): Python's variable alone holds that,
+    unless the function gave it another name (docs/pytorch.md)."""
     if not isinstance(t, torch.Tensor) or _BACKEND.is_number(t):
         return False
+    if _held_inputs:  # in a body: its inputs that stand for such tensors
+        return builtins.any(t is h for h in _held_inputs[-1])
     node = torch_numbers.node_of(t)
     return node is None or node.op == "placeholder"
+
+
+_held_inputs = []  # per body being traced, the tensors that `_held` tells there
 
 
 def _passed(out, shared):
@@ -340,7 +345,11 @@ def _cond(pred, branches):
         run = branches.callback(k, call)
 
         def fn(*args):
-            outs = run()
+            _held_inputs.append([args[i] for i in held] + [inputs[i] for i in held])
+            try:
+                outs = run()
+            finally:
+                _held_inputs.pop()
             if branches.traced():
                 if builtins.len(mutated) > copies or builtins.len(inputs) > builtins.len(args):
                     raise Retry
@@ -379,16 +388,23 @@ def _loop(loop):
     size, init = builtins.len(inputs), _BACKEND.entering(loop)
     n = builtins.len(init)  # torch calls the functions with the carry, then `inputs`
     held = [i for i, t in enumerate(init) if _held(t)]
+    held_inputs = [i for i, t in enumerate(inputs) if _held(t)]
 
     def cond_fun(*args):
         with _capture(inputs):
             return loop.cond_fun(args[:n])
 
     def body_fun(*args):
-        outs, values, _, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
+        # (The carried values are new tensors after the first iteration; the loop marks those that enter.)
+        outside = [args[n + i] for i in held_inputs] + [inputs[i] for i in held_inputs]
+        _held_inputs.append(outside)
+        try:
+            outs, values, _, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
+        finally:
+            _held_inputs.pop()
         positions = sorted(loop.types)  # the carry; later positions are `inputs`
         _BACKEND.refuse_replaced(loop, [i for i in mutated if i < n], outs, values)
-        shared = [args[i] for i in held] + [values[i] for i in held]
+        shared = [args[i] for i in held] + [values[i] for i in held] + outside
         memo["views"] = _BACKEND.loop_views(loop, (
             {positions[i] for i, out in enumerate(outs) if _is_view(out)},
             {i for i, v in enumerate(init) if _is_view(v)},

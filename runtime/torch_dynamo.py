@@ -248,8 +248,10 @@ def _example_ids(ctx, name):
 
 
 def _outside_versions(ctx, name):
-    """(fake value, version counter, whether it is an input) of each tensor
-    that the graphs being built hold (the current one and those around it),
+    """(fake value, version counter, whether it is an input, whether it is
+    an input of the outermost graph) of each tensor that the graphs being
+    built hold (the current one and those around it; a tensor that a body
+    reads from outside has the fake value of the tensor outside),
     but the tensors of the local list `name` of the frame that `ctx` traces
     (a probe's copies)."""
     from torch._dynamo.symbolic_convert import InstructionTranslator
@@ -266,7 +268,8 @@ def _outside_versions(ctx, name):
         for node in tracer.graph.nodes:
             value = node.meta.get("example_value")
             if isinstance(value, tb.torch.Tensor) and id(value) not in own:
-                found[id(value)] = (value, value._version, node.op == "placeholder")
+                found[id(value)] = (value, value._version, node.op == "placeholder",
+                                    node.op == "placeholder" and tracer.parent is None)
         tracer = tracer.parent
     return list(found.values())
 
@@ -411,16 +414,17 @@ class DynamoStaging:
         `_local_versions` (a probe's copies before and after its body),
         whether a tensor from outside them changed in place too, and the
         positions of the body's outputs and of the probe's operands that
-        are inputs of a graph being built (the caller's tensors, parameters,
-        buffers; a body's operands, and the tensors it reads from outside):
-        tensors that other names may hold."""
+        are inputs of the outermost graph (the caller's tensors, parameters,
+        buffers, also where a body reads them from outside): tensors that
+        other names may hold. (A loop body's carried values are new tensors
+        after its first iteration; the one that enters is the loop's.)"""
         (new, after, out), (old, before, args) = _versions.pop(), _versions.pop()
-        known = {id(v) for v, _, _ in before}
+        known = {id(v) for v, _, _, _ in before}
         # An input that dynamo lifted in the probe (a tensor that the body reads
         # from outside) was made with version 0.
-        changed = [v for v, version, _ in before if v._version != version] + [
-            v for v, version, placeholder in after if placeholder and version and id(v) not in known]
-        inputs = {id(v) for v, _, placeholder in before + after if placeholder}
+        changed = [v for v, version, _, _ in before if v._version != version] + [
+            v for v, version, placeholder, _ in after if placeholder and version and id(v) not in known]
+        inputs = {id(v) for v, _, _, root in before + after if root}
         return (tuple(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b), bool(changed),
                 tuple(j for j, i in enumerate(out) if i in inputs), tuple(j for j, i in enumerate(args) if i in inputs))
 

@@ -90,6 +90,17 @@ def adds_to_a_new_tensor_after_a_loop(x, n):
     return y
 
 
+def halves_or_adds_in_a_loop(x, n):
+    i = torch.zeros((), dtype=torch.int64)
+    acc = torch.zeros(3)
+    while i < n:
+        if x[i].sum() > 0:
+            acc = acc * 0.5
+        acc += x[i]  # acc is a tensor the function made (or the last iteration's): nothing else holds it
+        i += 1
+    return acc
+
+
 def _rows(n):
     return torch.arange(n * 3, dtype=torch.float32).reshape(n, 3)
 
@@ -104,6 +115,7 @@ EXACT = [
     (writes_a_view_of_its_own_tensor, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     (adds_to_a_new_tensor_after_a_branch, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     (adds_to_a_new_tensor_after_a_loop, [(_rows(2), torch.tensor(2)), (_rows(2), torch.tensor(0))]),
+    (halves_or_adds_in_a_loop, [(_rows(3) - 4, torch.tensor(3)), (_rows(3), torch.tensor(0))]),
     # y is changed where c > 0, and a new tensor elsewhere (found by traced_fuzz --torch, seed 100025)
     (sets_an_item_or_makes_a_new_tensor, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     (sets_an_item_of_a_name_read_nowhere_after, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
@@ -178,8 +190,20 @@ def adds_to_the_argument_a_loop_may_not_replace(x, n):
     return x
 
 
+def adds_to_the_argument_in_a_loop(x, n):
+    i = torch.zeros((), dtype=torch.int64)
+    y = x * 1
+    while i < n:
+        y = x if x.sum() > 0 else y * 2
+        y += 1  # Python adds to the caller's x where x.sum() > 0
+        i += 1
+    return x
+
+
 # (function, arguments, what the message says, its line in the function, or the lines it may name)
 REFUSED = [
+    (adds_to_the_argument_in_a_loop, (_rows(2), torch.tensor(2)),
+     "that is the value of that expression after an `if` whose condition is traced by torch", (4, 5)),
     (adds_to_the_argument_or_a_new_tensor, (_rows(2), torch.tensor(-1.0)),
      "that is `y` after an `if` whose condition is traced by torch", 4),
     (sets_an_item_of_the_argument_or_of_its_negation, (_rows(2), torch.tensor(1.0)),
