@@ -403,9 +403,9 @@ def _loop(loop):
         finally:
             _held_inputs.pop()
         positions = sorted(loop.types)  # the carry; later positions are `inputs`
-        _BACKEND.refuse_replaced(loop, [i for i in mutated if i < n], outs, values)
+        _BACKEND.refuse_replaced(loop, positions, [i for i in mutated if i < n], outs, values)
         shared = [args[i] for i in held] + [values[i] for i in held] + outside
-        memo["views"] = _BACKEND.loop_views(loop, (
+        memo["views"] = _BACKEND.loop_views(loop, positions, (
             {positions[i] for i, out in enumerate(outs) if _is_view(out)},
             {i for i, v in enumerate(init) if _is_view(v)},
             {positions[i] for i, out in enumerate(outs) if _passed(out, shared)}, held), mutated)

@@ -247,13 +247,14 @@ def _example_ids(ctx, name):
             for v in items]
 
 
-def _outside_versions(ctx, name):
+def _outside_versions(ctx, name, inputs_only=False):
     """(fake value, version counter, whether it is an input, whether it is
     an input of the outermost graph) of each tensor that the graphs being
     built hold (the current one and those around it; a tensor that a body
     reads from outside has the fake value of the tensor outside),
     but the tensors of the local list `name` of the frame that `ctx` traces
-    (a probe's copies)."""
+    (a probe's copies). With `inputs_only`, only the graphs' inputs, which
+    dynamo keeps at the start of each graph."""
     from torch._dynamo.symbolic_convert import InstructionTranslator
     from torch._dynamo.variables import BaseListVariable, TensorVariable
     own, pending = set(), [ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker()]
@@ -266,6 +267,8 @@ def _outside_versions(ctx, name):
     found, tracer = {}, InstructionTranslator.current_tx().output.current_tracer
     while tracer is not None:
         for node in tracer.graph.nodes:
+            if inputs_only and node.op != "placeholder":
+                break
             value = node.meta.get("example_value")
             if isinstance(value, tb.torch.Tensor) and id(value) not in own:
                 found[id(value)] = (value, value._version, node.op == "placeholder",
@@ -540,8 +543,8 @@ class DynamoStaging:
             _versions.append((_local_versions(ctx, "copies"), _outside_versions(ctx, "copies"),
                               _example_ids(ctx, "args")))
 
-        def after(ctx):
-            _versions.append((_local_versions(ctx, "copies"), _outside_versions(ctx, "copies"),
+        def after(ctx):  # (the inputs that the body lifted: the other tensors are in `before`)
+            _versions.append((_local_versions(ctx, "copies"), _outside_versions(ctx, "copies", inputs_only=True),
                               _example_ids(ctx, "out")))
         self.probes(1)
         try:
@@ -587,24 +590,23 @@ class DynamoStaging:
         outputs, and `same` True where that output is the operand's copy in
         both branches (the variable is then the operand itself, as in
         Python: `y[0] = 5` changes `y`, which stays the same tensor)."""
-        carried = len([1 for kind, _ in branches.plan if kind == "carried"])
+        carried = branches.carried_leaves()
         written, extras = [], []
         for i in changes[0] | changes[1]:
             if i < branches.count and results[0][i] is values[0][i] and results[1][i] is values[1][i]:
-                j = branches.flats[0].owner.index(i)
-                written.append((i, len([1 for kind, _ in branches.plan[:j] if kind == "carried"]), True))
+                written.append((i, carried.index(branches.flats[0].owner.index(i)), True))
             else:
-                written.append((i, carried + len(extras), False))
+                written.append((i, len(carried) + len(extras), False))
                 extras.append(i)
         return written, extras
 
-    def refuse_replaced(self, loop, changed, outs, values):
+    def refuse_replaced(self, loop, positions, changed, outs, values):
         """Refuses a loop body that changes the carried tensor at one of the
         positions in `changed` in place but gives back another tensor there
         (`outs[i]` is not `values[i]`, the tensor that the body got): the
         tensor that entered the loop cannot then be updated as Python's is.
-        Otherwise the loop's last value is written back into it."""
-        positions = sorted(loop.types)
+        Otherwise the loop's last value is written back into it.
+        `positions` are the leaves of the carry (`sorted(loop.types)`)."""
         for i in changed:
             if outs[i] is not values[i]:
                 raise serrors.changed_in_place_and_assigned(loop.leaf_name(positions[i]), loop.what, loop.loc)
@@ -617,21 +619,16 @@ class DynamoStaging:
         branch leaves `x` or assigns `y = x`: `passed`), but the outputs
         that `write_back` makes the operand itself (`written`). For
         `mark_views`."""
-        given, c = [], 0
         same = [out for _, out, is_same in written if is_same]
-        for j, (kind, _) in enumerate(branches.plan):
-            if kind == "carried":
-                if (j in views or j in passed) and c not in same:
-                    given.append((c, (self.output_name(branches.names[branches.flats[0].owner[j]]),
-                                      branches.what, branches.loc, j not in views)))
-                c += 1
-        return given
+        return [(c, (self.output_name(branches.names[branches.flats[0].owner[j]]), branches.what, branches.loc,
+                     j not in views))
+                for c, j in enumerate(branches.carried_leaves()) if (j in views or j in passed) and c not in same]
 
     def output_name(self, name):
         """A statement's output `name` as messages name it."""
         return "the value of that expression" if name == "<expression>" else f"`{name}`"
 
-    def loop_views(self, loop, views, changed):
+    def loop_views(self, loop, positions, views, changed):
         """`views_given` for a loop: `views` are the positions of the views
         that its body gives, among the state's leaves, of those that enter
         it (its outputs where it runs no iteration), in the carry, of the
@@ -642,7 +639,7 @@ class DynamoStaging:
         which `write_back` makes the loop's outputs)."""
         given, entering, passed, held = views
         marks = []
-        for i, j in enumerate(sorted(loop.types)):
+        for i, j in enumerate(positions):
             if j in given or i in entering:
                 marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, False)))
             elif j in passed or i in held and i not in changed:
@@ -751,12 +748,12 @@ class DynamoStaging:
                                   lambda i: loop.leaf_name(positions[i]))
         memo["mutated"] |= {i for i, j in enumerate(positions)
                             if isinstance(carry[i], self.tensor_type()) and new.leaves[j] is carry[i]} | {*changed}
-        self.refuse_replaced(loop, changed, [new.leaves[j] for j in positions], carry)
+        self.refuse_replaced(loop, positions, changed, [new.leaves[j] for j in positions], carry)
         if loop.check(new):
             raise Retry
         originals = [loop.leaves[j] for j in positions]
         written = [(i, i, True) for i in changed]  # see `written_back`
-        views = self.loop_views(loop, views, changed)
+        views = self.loop_views(loop, positions, views, changed)
         if self.probes(0):  # (the outer probe sees the values change)
             return self.mark_views(self.write_back(originals, written, loop.init()), views)
         self._refuse_objects_made_here(loop)

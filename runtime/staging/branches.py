@@ -190,7 +190,11 @@ class Branches:
     def carried(self):
         """(type, variable name) of each carried leaf."""
         owner = self.flats[0].owner
-        return [(t, self.names[owner[j]]) for j, (kind, t) in enumerate(self.plan) if kind == "carried"]
+        return [(self.plan[j][1], self.names[owner[j]]) for j in self.carried_leaves()]
+
+    def carried_leaves(self):
+        """The positions of the carried leaves, in the order of the outputs."""
+        return [j for j, (kind, _) in enumerate(self.plan) if kind == "carried"]
 
     # A helper that dynamo traces is a method: it guards each module function
     # that the code it traces reads, on every call of the compiled function,
