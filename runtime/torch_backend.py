@@ -217,17 +217,27 @@ def _mark_derived(tensors):
         _BACKEND.is_number(t)
 
 
-def _call(fn, values, mutated, operands):
+def _call(statement, fn, values, mutated, operands):
     """`fn(*values)` as a body that torch traces: the traced tensors it reads
     from outside join `operands`, and it gets copies of the tensors at the
     positions in `mutated` (torch's operators forbid a body to modify its
     inputs in place, which `x += 1` does). Returns the result, the values
     as the body got them, the positions of those it changed in place, and
-    whether `mutated` grew: then the body must be traced again."""
+    whether `mutated` grew: then the body must be traced again. Where
+    the statement is inside another traced body, raises
+    `outside_changed_in_place` (with `statement`'s `what` and `loc`) for a
+    body that changes in place a tensor from outside that it does not get
+    as one of `values` (`row = y[0]; row[0] = v`): torch loses that change
+    there (it drops such a `cond`, which gives nothing, from the graph of
+    the body around it); outside any body, torch keeps it."""
+    nested = _depth[0] > 0
     with _capture(operands):
         values = [_BACKEND.copy(v) if i in mutated else v for i, v in enumerate(values)]
         versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
+        outside = [(o, o._version) for o in operands if nested and not builtins.any(o is v for v in values)]
         result = fn(*values)
+    if builtins.any(o._version != version for o, version in outside):
+        raise serrors.outside_changed_in_place(statement.what, statement.loc)
     changed = {i for i, (v, version) in enumerate(zip(values, versions, strict=True))
                if version is not None and v._version != version}
     grew = not changed <= mutated
@@ -337,7 +347,7 @@ def _cond(pred, branches):
 
     def branch(k):
         def call():
-            result, values, changed, _ = _call(branches.fns[k], branches.operands, mutated, inputs)
+            result, values, changed, _ = _call(branches, branches.fns[k], branches.operands, mutated, inputs)
             _BACKEND.refuse_views_changed(branches, branches.operands, mutated, branches.operand_name)
             _note(result, inputs)
             memo[k] = (branches.normalize(result), values, changed)
@@ -399,7 +409,7 @@ def _loop(loop):
         outside = [args[n + i] for i in held_inputs] + [inputs[i] for i in held_inputs]
         _held_inputs.append(outside)
         try:
-            outs, values, _, grew = _call(lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
+            outs, values, _, grew = _call(loop, lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
         finally:
             _held_inputs.pop()
         positions = sorted(loop.types)  # the carry; later positions are `inputs`

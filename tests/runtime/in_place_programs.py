@@ -200,8 +200,22 @@ def adds_to_the_argument_in_a_loop(x, n):
     return x
 
 
+def subtracts_from_a_view_after_a_break(x, s):
+    for i in range(2):
+        if x[-2] > 100:
+            pass
+        else:
+            if x[0] < -0.69:
+                break  # the rest of the loop is traced: a `cond` on `not break`
+        v = x[0]
+        v -= s  # changes x, which that `cond` does not assign (traced_fuzz --torch, seed 500010)
+    return x
+
+
 # (function, arguments, what the message says, its line in the function, or the lines it may name)
 REFUSED = [
+    (subtracts_from_a_view_after_a_break, (_rows(1)[0] - 1, torch.tensor(0.5)),
+     "changes in place a tensor that it reads from outside without assigning it", (7, 8)),
     (adds_to_the_argument_in_a_loop, (_rows(2), torch.tensor(2)),
      "that is the value of that expression after an `if` whose condition is traced by torch", (4, 5)),
     (adds_to_the_argument_or_a_new_tensor, (_rows(2), torch.tensor(-1.0)),
