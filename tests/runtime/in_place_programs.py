@@ -201,7 +201,7 @@ def adds_to_the_argument_in_a_loop(x, n):
 
 
 def subtracts_from_a_view_after_a_break(x, s):
-    for i in range(2):
+    for _ in range(2):
         if x[-2] > 100:
             pass
         else:
