@@ -634,15 +634,15 @@ class DynamoStaging:
         it (its outputs where it runs no iteration), in the carry, of the
         tensors that other names may hold (see `_probe`) that the body gives
         back, among the leaves, and of those that enter it, in the carry:
-        where the loop runs no iteration, its output is such a tensor,
-        unless the body changes it in place (at the positions `changed`,
-        which `write_back` makes the loop's outputs)."""
+        where the loop runs no iteration, its output is such a tensor. Not
+        where the body changes it in place (at the positions `changed`):
+        `write_back` makes the loop's output that tensor itself."""
         given, entering, passed, held = views
         marks = []
         for i, j in enumerate(positions):
             if j in given or i in entering:
                 marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, False)))
-            elif j in passed or i in held and i not in changed:
+            elif (j in passed or i in held) and i not in changed:
                 marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, True)))
         return marks
 

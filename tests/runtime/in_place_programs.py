@@ -101,6 +101,16 @@ def halves_or_adds_in_a_loop(x, n):
     return acc
 
 
+def scales_the_argument_in_a_loop_then_after_it(x, s, n):
+    i = torch.zeros((), dtype=torch.int64)
+    while i < n:
+        s *= 0.5  # changes the caller's s, which stays the loop's output
+        i += 1
+    if x.sum() > 0:
+        s *= 3.0  # (traced_fuzz --torch, seed 600016)
+    return s * 1
+
+
 def _rows(n):
     return torch.arange(n * 3, dtype=torch.float32).reshape(n, 3)
 
@@ -116,6 +126,8 @@ EXACT = [
     (adds_to_a_new_tensor_after_a_branch, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     (adds_to_a_new_tensor_after_a_loop, [(_rows(2), torch.tensor(2)), (_rows(2), torch.tensor(0))]),
     (halves_or_adds_in_a_loop, [(_rows(3) - 4, torch.tensor(3)), (_rows(3), torch.tensor(0))]),
+    (scales_the_argument_in_a_loop_then_after_it, [(_rows(1), torch.tensor(2.0), torch.tensor(2)),
+                                                    (_rows(1) - 5, torch.tensor(2.0), torch.tensor(0))]),
     # y is changed where c > 0, and a new tensor elsewhere (found by traced_fuzz --torch, seed 100025)
     (sets_an_item_or_makes_a_new_tensor, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     (sets_an_item_of_a_name_read_nowhere_after, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
