@@ -63,6 +63,7 @@ once torch is imported, so it costs nothing to programs that do not use it.
 """
 
 import builtins
+import contextlib
 import sys
 
 from autograph.runtime import staging, torch_numbers
@@ -271,6 +272,16 @@ def _held(t):
 _held_inputs = []  # per body being traced, the tensors that `_held` tells there
 
 
+@contextlib.contextmanager
+def _holding(tensors):
+    """A body's inputs that stand for tensors that `_held` tells, while it is traced."""
+    _held_inputs.append(tensors)
+    try:
+        yield
+    finally:
+        _held_inputs.pop()
+
+
 def _passed(out, shared):
     """True if a body's output `out` is one of the tensors `shared`."""
     return isinstance(out, torch.Tensor) and builtins.any(out is t for t in shared)
@@ -355,11 +366,8 @@ def _cond(pred, branches):
         run = branches.callback(k, call)
 
         def fn(*args):
-            _held_inputs.append([args[i] for i in held] + [inputs[i] for i in held])
-            try:
+            with _holding([args[i] for i in held] + [inputs[i] for i in held]):
                 outs = run()
-            finally:
-                _held_inputs.pop()
             if branches.traced():
                 if builtins.len(mutated) > copies or builtins.len(inputs) > builtins.len(args):
                     raise Retry
@@ -371,8 +379,9 @@ def _cond(pred, branches):
                     raise Retry
                 memo["written"] = written
             shared = [args[i] for i in held] + [inputs[i] for i in held] + [memo[k][1][i] for i in held_operands]
-            memo["views", k] = {c: not _is_view(out) for c, out in enumerate(outs)
-                                if _is_view(out) or _passed(out, shared)}
+            leaves = branches.carried_leaves()  # (the positions of `outs` among the leaves)
+            memo["views", k] = ({leaves[c] for c, out in enumerate(outs) if _is_view(out)},
+                                {leaves[c] for c, out in enumerate(outs) if _passed(out, shared)})
             extras = [memo[k][1][i] for i in memo.get("extras", [])]
             return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs] + extras))
         return fn
@@ -380,12 +389,9 @@ def _cond(pred, branches):
     from torch._higher_order_ops.cond import cond_op
     outs = cond_op(memo["pred"], branch(0), branch(1), tuple(inputs))
     outs = _BACKEND.write_back(branches.operands, memo["written"], outs)
-    carried, views = branches.carried(), (memo["views", 0], memo["views", 1])
-    same = {c for _, c, is_same in memo["written"] if is_same}
-    return _BACKEND.mark_views(outs[:builtins.len(carried)], [
-        (c, (_BACKEND.output_name(carried[c][1]), branches.what, branches.loc,
-             views[0].get(c, True) and views[1].get(c, True)))
-        for c in sorted({*views[0], *views[1]} - same)])
+    (views, passed), (other_views, other_passed) = memo["views", 0], memo["views", 1]
+    return _BACKEND.mark_views(outs[:builtins.len(branches.carried_leaves())], _BACKEND.views_given(
+        branches, views | other_views, passed | other_passed, memo["written"]))
 
 
 def _loop(loop):
@@ -407,11 +413,8 @@ def _loop(loop):
     def body_fun(*args):
         # (The carried values are new tensors after the first iteration; the loop marks those that enter.)
         outside = [args[n + i] for i in held_inputs] + [inputs[i] for i in held_inputs]
-        _held_inputs.append(outside)
-        try:
+        with _holding(outside):
             outs, values, _, grew = _call(loop, lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
-        finally:
-            _held_inputs.pop()
         positions = sorted(loop.types)  # the carry; later positions are `inputs`
         _BACKEND.refuse_replaced(loop, positions, [i for i in mutated if i < n], outs, values)
         shared = [args[i] for i in held] + [values[i] for i in held] + outside
