@@ -25,6 +25,7 @@ from autograph.runtime.operators import (
     imatmul,
     imod,
     imul,
+    in_place,
     ior,
     ipow,
     irshift,
@@ -46,7 +47,7 @@ __all__ = [
     "AutographError", "user_location",
     "PYTHON_TYPES",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
-    "getitem", "setitem", "while_stmt",
+    "getitem", "in_place", "setitem", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
     "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value",
 ]

@@ -148,6 +148,12 @@ class Backend:
         `plain`, as Python does for a number."""
         return op(target, value)
 
+    def in_place(self, target):
+        """`target`, one of this backend's values, which a method is about to
+        change in place (converted code's `target.add_(v)`, `target[i].zero_()`).
+        A backend may raise instead, for a value it cannot change as Python would."""
+        return target
+
     def number(self, value):
         """`value`, one of this backend's arrays that stands for a Python
         number (a variable that held an int, float or bool before a staged

@@ -24,7 +24,7 @@ from autograph.runtime.undefined import Undefined
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
-    "assert_stmt", "setitem", "getitem", "is_python", "iterate", "PYTHON_TYPES",
+    "assert_stmt", "setitem", "getitem", "in_place", "is_python", "iterate", "PYTHON_TYPES",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
 ]
@@ -372,6 +372,15 @@ def setitem(target, index, value):
             if backend is None:
                 raise
     return backend.setitem(target, index, value)
+
+
+def in_place(target):
+    """`target`, which a method is about to change in place (`target.add_(v)`,
+    or an item of it: `target[i].add_(v)`). A backend may refuse the change
+    (`Backend.in_place`): torch refuses it for a tensor that a staged
+    statement gave where Python's would be another tensor."""
+    backend = backend_of(target)
+    return target if backend is None else backend.in_place(target)
 
 
 def getitem(target, index, name):

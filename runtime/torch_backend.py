@@ -894,6 +894,10 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
                 else result
         return op(target, value)
 
+    def in_place(self, target):
+        self.refuse_view_output(target)
+        return target
+
     def mark_views(self, outs, views):
         """Marks the outputs `outs[c]`, for each (c, (name, what, loc,
         passed)) in `views`, of a staged statement that gives on some way

@@ -94,7 +94,20 @@ def calls_in_branch(x):
     return r
 
 
+class Tally(list):
+    def add_(self, v):  # named as torch names the methods that change their receiver in place
+        self.append(v)
+        return self
+
+
+def changes_in_place(rows, i):
+    rows[log(i)].add_(log(2))
+    rows[0].add_(1).add_(3)
+    return rows, rows[0].__iadd__([4])
+
+
 BEHAVIOUR = [
+    (changes_in_place, [([Tally(), Tally()], 1), ([Tally()], 5)]),
     (calls_user_function, [(1,), (-1,)]),
     (calls_builtins, [([3, 1, 2],), ([],)]),
     (call_order, [(1,), ("a",)]),
@@ -161,6 +174,10 @@ SHAPES = [
     (star_args, "return ag__.call(ag__.call(picker)('s'))(*xs, **kw)"),
     (call_result_of_call, "return ag__.call(ag__.call(picker)(x))(x)"),
     (rebinds_builtin, "return ag__.call(len)(xs)"),
+    # The object a method changes in place (its items are views of it) goes through the backend's hook.
+    (changes_in_place, "ag__.call(ag__.in_place(rows)[ag__.call(log)(i)].add_)(ag__.call(log)(2))"),
+    (changes_in_place, "ag__.call(ag__.in_place(ag__.call(ag__.in_place(rows)[0].add_)(1)).add_)(3)"),
+    (changes_in_place, "return (rows, ag__.call(rows[0].__iadd__)([4]))"),
 ]
 
 

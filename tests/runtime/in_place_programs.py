@@ -111,6 +111,26 @@ def scales_the_argument_in_a_loop_then_after_it(x, s, n):
     return s * 1
 
 
+def adds_by_methods_to_a_new_tensor_after_a_branch(x, c):
+    y = x * 1
+    if c.sum() > 0:
+        y = y * 2
+    y.add_(1)  # y is a new tensor on both ways: nothing else holds it
+    y[0].mul_(3)
+    return y
+
+
+def scales_by_a_method_in_a_loop(x, n):
+    i = torch.zeros((), dtype=torch.int64)
+    s = x * 1
+    while i < n:
+        s = s + 1
+        s.mul_(0.5)  # the tensor this iteration made
+        i += 1
+    s.add_(1)  # a tensor the function made, on every way
+    return s
+
+
 def _rows(n):
     return torch.arange(n * 3, dtype=torch.float32).reshape(n, 3)
 
@@ -133,6 +153,9 @@ EXACT = [
     (sets_an_item_of_a_name_read_nowhere_after, [(_rows(2), torch.tensor(1.0)), (_rows(2), torch.tensor(-1.0))]),
     (sets_an_item_then_makes_a_new_tensor_in_a_branch, [(_rows(2), torch.tensor(1.0)),
                                                         (_rows(2), torch.tensor(-1.0))]),
+    (adds_by_methods_to_a_new_tensor_after_a_branch, [(_rows(2), torch.tensor(1.0)),
+                                                      (_rows(2), torch.tensor(-1.0))]),
+    (scales_by_a_method_in_a_loop, [(_rows(2), torch.tensor(2)), (_rows(2), torch.tensor(0))]),
 ]
 
 
@@ -192,6 +215,20 @@ def sets_an_item_of_the_argument_or_of_its_negation(x, c):
     return x
 
 
+def doubles_by_a_method_the_argument_or_its_negation(x, c):
+    y = x if c.sum() > 0 else -x
+    y.mul_(2)  # Python doubles the caller's x where c > 0
+    return x
+
+
+def adds_by_a_method_to_an_item_of_the_argument_or_a_new_tensor(x, c):
+    y = x
+    if c.sum() > 0:
+        y = y * 2
+    y[0].add_(1)  # Python adds to the caller's x[0] where c <= 0
+    return x
+
+
 def adds_to_the_argument_a_loop_may_not_replace(x, n):
     i = torch.zeros((), dtype=torch.int64)
     y = x
@@ -234,6 +271,10 @@ REFUSED = [
      "that is `y` after an `if` whose condition is traced by torch", 4),
     (sets_an_item_of_the_argument_or_of_its_negation, (_rows(2), torch.tensor(1.0)),
      "that is the value of that expression after an `if` whose condition is traced by torch", 2),
+    (doubles_by_a_method_the_argument_or_its_negation, (_rows(2), torch.tensor(1.0)),
+     "that is the value of that expression after an `if` whose condition is traced by torch", 2),
+    (adds_by_a_method_to_an_item_of_the_argument_or_a_new_tensor, (_rows(2), torch.tensor(-1.0)),
+     "that is `y` after an `if` whose condition is traced by torch", 4),
     (adds_to_the_argument_a_loop_may_not_replace, (_rows(2), torch.tensor(0)),
      "that is `y` after a `while` loop whose condition is traced by torch", 6),
     (sets_an_item_then_makes_a_new_tensor, (_rows(2), torch.tensor(2)),
