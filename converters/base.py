@@ -73,3 +73,8 @@ class Transformer(gast.NodeTransformer):
     def operator(self, name, *args):
         """A call of the runtime operator `name`: `ag__.name(*args)`."""
         return builders.call(builders.attr(self.ctx.ag, name), *args)
+
+    def is_runtime(self, func, name=None):
+        """True if `func` is `ag__.name` (any runtime attribute where `name` is None)."""
+        return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                and func.value.id == self.ctx.ag and (name is None or func.attr == name))

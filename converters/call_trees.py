@@ -32,38 +32,27 @@ class _Transformer(base.Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == self.ctx.ag:
+        if self.is_runtime(func):
             return node
         if isinstance(func, gast.Name) and self._plain_builtin(func.id):
             return node
         if isinstance(func, gast.Attribute) and func.attr.endswith("_") and not func.attr.endswith("__"):
-            self._changed_in_place(func)
+            func.value = self._changed_in_place(func.value)
         node.func = builders.located(self.operator("call", func), func)
         return node
 
-    def _changed_in_place(self, method):
-        """Routes the object that `method` (`y[0].add_`) changes in place, `y`,
-        through `in_place`: the receiver with its item reads taken off (an
-        item is a view of its object), read where Python reads it."""
-        parent, field = method, "value"
-        while True:
-            node = getattr(parent, field)
-            if isinstance(node, gast.Subscript):
-                parent, field = node, "value"
-            elif self._item_read(node):  # `ag__.getitem(y, i, 'y')` (item_reads.py)
-                parent, field = node.args, 0
-            else:
-                break
-        wrapped = builders.located(self.operator("in_place", node), node)
-        if field == 0:
-            parent[0] = wrapped
+    def _changed_in_place(self, receiver):
+        """`receiver` (of `y[0].add_`) with the object that the method changes
+        in place, `y`, routed through `in_place`: its item reads are taken
+        off (an item is a view of its object), and it is read where Python
+        reads it."""
+        if isinstance(receiver, gast.Subscript):
+            receiver.value = self._changed_in_place(receiver.value)
+        elif isinstance(receiver, gast.Call) and self.is_runtime(receiver.func, "getitem"):  # item_reads.py
+            receiver.args[0] = self._changed_in_place(receiver.args[0])
         else:
-            setattr(parent, field, wrapped)
-
-    def _item_read(self, node):
-        func = node.func if isinstance(node, gast.Call) else None
-        return (isinstance(func, gast.Attribute) and func.attr == "getitem" and isinstance(func.value, gast.Name)
-                and func.value.id == self.ctx.ag)
+            return builders.located(self.operator("in_place", receiver), receiver)
+        return receiver
 
     def _plain_builtin(self, identifier):
         """A builtin that no backend overrides and that the user does not

@@ -60,9 +60,8 @@ class _Transformer(base.Transformer):
         if isinstance(node, gast.Compare):
             return len(node.ops) == 1 and isinstance(node.ops[0], _PURE_COMPARISONS) \
                 and self._pure(node.left) and self._pure(node.comparators[0])
-        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-                and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ctx.ag
-                and node.func.attr == "not_" and len(node.args) == 1 and not node.keywords
+        return (isinstance(node, gast.Call) and self.is_runtime(node.func, "not_")
+                and len(node.args) == 1 and not node.keywords
                 and self._pure(node.args[0]))
 
     def visit_Compare(self, node):
