@@ -9,11 +9,14 @@ so evaluation order is Python's. Calls to other builtins (`str`, `list`,
 `super`, `locals`, ...) stay as they are when their name is not rebound.
 
 A method whose name ends in one underscore changes its receiver in place,
-as torch names them (`y.add_(v)`, `y.zero_()`); the object it changes (the
-receiver, or what an item of it is read from) goes through a hook that
-lets a backend refuse the change (`Backend.in_place`):
+as torch names them (`y.add_(v)`, `y.zero_()`); each object it may change
+goes through a hook that lets a backend refuse the change
+(`Backend.in_place`): the receiver, and, where that is an item or a view
+attribute (`.T`, `.data`, ...) of an object, which for a tensor shares its
+memory, that object too:
 
-    y[0].add_(v)       -->      ag__.call(ag__.in_place(y)[0].add_)(v)
+    y.add_(v)          -->      ag__.call(ag__.in_place(y).add_)(v)
+    y[0].add_(v)       -->      ag__.call(ag__.in_place(ag__.in_place(y)[0]).add_)(v)
 """
 
 import builtins
@@ -24,6 +27,10 @@ from autograph.converters import base
 from autograph import builders
 
 __all__ = ["transform"]
+
+
+# The attributes that give a tensor's memory as another tensor object.
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 
 
 class _Transformer(base.Transformer):
@@ -42,17 +49,17 @@ class _Transformer(base.Transformer):
         return node
 
     def _changed_in_place(self, receiver):
-        """`receiver` (of `y[0].add_`) with the object that the method changes
-        in place, `y`, routed through `in_place`: its item reads are taken
-        off (an item is a view of its object), and it is read where Python
-        reads it."""
+        """`receiver` (of `y[0].add_`) routed through `in_place`, and so is
+        the object it is an item or a view attribute of (`y`: a tensor's
+        item is a view of it, and so is `y.T`; a tensor in a list is the
+        list's item itself), each read where Python reads it."""
         if isinstance(receiver, gast.Subscript):
             receiver.value = self._changed_in_place(receiver.value)
         elif isinstance(receiver, gast.Call) and self.is_runtime(receiver.func, "getitem"):  # item_reads.py
             receiver.args[0] = self._changed_in_place(receiver.args[0])
-        else:
-            return builders.located(self.operator("in_place", receiver), receiver)
-        return receiver
+        elif isinstance(receiver, gast.Attribute) and receiver.attr in _VIEW_ATTRIBUTES:
+            receiver.value = self._changed_in_place(receiver.value)
+        return builders.located(self.operator("in_place", receiver), receiver)
 
     def _plain_builtin(self, identifier):
         """A builtin that no backend overrides and that the user does not

@@ -99,10 +99,15 @@ class Tally(list):
         self.append(v)
         return self
 
+    @property
+    def T(self):  # named as torch's view of a tensor
+        return self
+
 
 def changes_in_place(rows, i):
     rows[log(i)].add_(log(2))
     rows[0].add_(1).add_(3)
+    rows[-1].T.add_(5)
     return rows, rows[0].__iadd__([4])
 
 
@@ -175,8 +180,9 @@ SHAPES = [
     (call_result_of_call, "return ag__.call(ag__.call(picker)(x))(x)"),
     (rebinds_builtin, "return ag__.call(len)(xs)"),
     # The object a method changes in place (its items are views of it) goes through the backend's hook.
-    (changes_in_place, "ag__.call(ag__.in_place(rows)[ag__.call(log)(i)].add_)(ag__.call(log)(2))"),
-    (changes_in_place, "ag__.call(ag__.in_place(ag__.call(ag__.in_place(rows)[0].add_)(1)).add_)(3)"),
+    (changes_in_place, "ag__.call(ag__.in_place(ag__.in_place(rows)[ag__.call(log)(i)]).add_)(ag__.call(log)(2))"),
+    (changes_in_place, "ag__.call(ag__.in_place(ag__.call(ag__.in_place(ag__.in_place(rows)[0]).add_)(1)).add_)(3)"),
+    (changes_in_place, "ag__.call(ag__.in_place(ag__.in_place(ag__.in_place(rows)[-1]).T).add_)(5)"),
     (changes_in_place, "return (rows, ag__.call(rows[0].__iadd__)([4]))"),
 ]
 
