@@ -64,6 +64,7 @@ once torch is imported, so it costs nothing to programs that do not use it.
 
 import builtins
 import contextlib
+import itertools
 import sys
 
 from autograph.runtime import staging, torch_numbers
@@ -108,6 +109,7 @@ def prime(backend):
 
 
 _owner = [None]  # the registered backend
+_PACKAGE = __name__.split(".")[0] + "."
 
 
 def _symbolic_number(x):
@@ -231,9 +233,13 @@ def _call(statement, fn, values, mutated, operands):
     as one of `values` (`row = y[0]; row[0] = v`): torch loses that change
     there (it drops such a `cond`, which gives nothing, from the graph of
     the body around it); outside any body, torch keeps it."""
-    nested = _depth[0] > 0
-    with _capture(operands):
+    nested, originals = _depth[0] > 0, values
+    with _capture(operands), _body():
         values = [_BACKEND.copy(v) if i in mutated else v for i, v in enumerate(values)]
+        if _held_inputs:  # a copy stands for the tensor it copies
+            held = _held_inputs[-1]
+            held += [c for c, v in zip(values, originals, strict=True)
+                     if c is not v and builtins.any(v is h for h in held)]
         versions = [v._version if isinstance(v, torch.Tensor) else None for v in values]
         outside = [(o, o._version) for o in operands if nested and not builtins.any(o is v for v in values)]
         result = fn(*values)
@@ -246,12 +252,91 @@ def _call(statement, fn, values, mutated, operands):
     return result, values, changed, grew
 
 
+@contextlib.contextmanager
+def _body():
+    """A body being traced, as `mark_origins` scopes its marks: a mark made
+    in a body holds until the body ends, not in the other branch or in the
+    body traced again (a body may get the operands themselves)."""
+    _bodies.append(next(_body_numbers))
+    try:
+        yield
+    finally:
+        _bodies.pop()
+
+
+_bodies = []  # the numbers of the bodies being traced, outermost first
+_body_numbers = itertools.count(1)
+
+
 def _fresh(out, inputs):
     """`out`, copied if it is (a view of) an input: torch's operators do not
     let a body's output alias its input."""
     if builtins.any(out is i for i in inputs) or out._is_view():
         return out.clone()
     return out
+
+
+def named_elsewhere(frames, candidates, leaves):
+    """The positions of `candidates` (a staged statement's operands) that a
+    variable of the user's code holds, itself, a view of it, or in a list,
+    tuple or dict: tensors that other names hold after the statement (`z`
+    after `z = y`, in `if c: y = y * 2`), where a body that gives one as it
+    is makes the statement's output a new tensor. `frames` are (module
+    name, {name: value}, names) per frame, innermost first, `names` the
+    variables that a frame of this package was called to stage (its local
+    `names`: those of `if_stmt`, `while_stmt`, `for_stmt`), which the user's
+    frame that called it assigns and which do not count; torch's frames do
+    not count either. `leaves(value)` gives (tensor, the tensor it views or
+    None) per tensor in `value`, as `candidates` are given."""
+    found, skip = set(), ()
+    for module, local, names in frames:
+        if module.startswith(_PACKAGE):
+            skip = names
+            continue
+        if not module.startswith("torch"):
+            for name, value in local.items():
+                if name not in skip:
+                    for t, base in leaves(value, _DEPTH):
+                        found.update(i for i, c in enumerate(candidates) if c is not None and (c is t or c is base))
+        skip = ()
+    return found
+
+
+def _frames():
+    """`named_elsewhere`'s frames, for Python's stack (outside dynamo), up to
+    the body being traced, if any (`_call`): torch traces a body on the
+    tensors outside themselves, which the variables of the frames around it
+    hold as they were before the statement (`_holding` tells a body's
+    tensors that stand for those that other names hold)."""
+    frame, frames = sys._getframe(1), []
+    while frame is not None and frame.f_code is not _call.__code__:
+        local = frame.f_locals
+        names = local.get("names")
+        frames.append((frame.f_globals.get("__name__", ""), local,
+                       names if type(names) is tuple else ()))
+        frame = frame.f_back
+    return frames
+
+
+def _leaves(value, depth):
+    """`named_elsewhere`'s leaves, for Python's values: in a variable, the
+    attributes of an object of the user's too (`self.last = y`)."""
+    if isinstance(value, torch.Tensor):
+        yield value, value._base
+    elif depth and type(value) in (list, tuple, dict):
+        for item in value.values() if type(value) is dict else value:
+            yield from _leaves(item, depth - 1)
+    elif depth == _DEPTH and not type(value).__module__.startswith((_PACKAGE, "torch", "builtins")):
+        for item in getattr(value, "__dict__", {}).values():
+            yield from _leaves(item, 1)
+
+
+_DEPTH = 3  # how deep `_leaves` looks into a variable
+
+
+def _named(values):
+    """The positions of the tensors among `values` that `named_elsewhere` tells."""
+    return named_elsewhere(_frames(), [v if isinstance(v, torch.Tensor) else None for v in values], _leaves)
 
 
 def _held(t):
@@ -282,9 +367,14 @@ def _holding(tensors):
         _held_inputs.pop()
 
 
-def _passed(out, shared):
-    """True if a body's output `out` is one of the tensors `shared`."""
-    return isinstance(out, torch.Tensor) and builtins.any(out is t for t in shared)
+def _origin(out, shared):
+    """For (value, tensor) pairs `shared`, the tensor of the pair whose value
+    a body's output `out` is; None if none."""
+    if isinstance(out, torch.Tensor):
+        for value, tensor in shared:
+            if out is value:
+                return tensor
+    return None
 
 
 def _is_view(t):
@@ -354,7 +444,9 @@ def _cond(pred, branches):
     _mark_derived(inputs)
     copies = builtins.len(mutated)
     held = [i for i, t in enumerate(inputs) if _held(t)]
-    held_operands = [i for i, t in enumerate(branches.operands) if _held(t)]
+    named = _named(branches.operands)
+    held_operands = [i for i, t in enumerate(branches.operands) if _held(t) or i in named]
+    operand_leaves = pytree.tree_leaves(list(branches.operands))
 
     def branch(k):
         def call():
@@ -378,10 +470,17 @@ def _cond(pred, branches):
                     memo["extras"] = extras
                     raise Retry
                 memo["written"] = written
-            shared = [args[i] for i in held] + [inputs[i] for i in held] + [memo[k][1][i] for i in held_operands]
+            # The tensors that other names may hold after the statement, as the
+            # branch has them: those that it reads from outside (not operands,
+            # which the statement assigns) and the caller's.
+            kept = [i for i, t in enumerate(inputs[:builtins.len(args)])
+                    if i in held or not builtins.any(t is o for o in operand_leaves)]
+            shared = [(args[i], inputs[i]) for i in kept] + [(inputs[i], inputs[i]) for i in kept] + [
+                (memo[k][1][i], branches.operands[i]) for i in held_operands]
             leaves = branches.carried_leaves()  # (the positions of `outs` among the leaves)
             memo["views", k] = ({leaves[c] for c, out in enumerate(outs) if _is_view(out)},
-                                {leaves[c] for c, out in enumerate(outs) if _passed(out, shared)})
+                                {leaves[c]: _origin(out, shared) for c, out in enumerate(outs)
+                                 if not _is_view(out) and _origin(out, shared) is not None})
             extras = [memo[k][1][i] for i in memo.get("extras", [])]
             return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs] + extras))
         return fn
@@ -391,7 +490,7 @@ def _cond(pred, branches):
     outs = _BACKEND.write_back(branches.operands, memo["written"], outs)
     (views, passed), (other_views, other_passed) = memo["views", 0], memo["views", 1]
     return _BACKEND.mark_views(outs[:builtins.len(branches.carried_leaves())], _BACKEND.views_given(
-        branches, views | other_views, passed | other_passed, memo["written"]))
+        branches, views | other_views, {**passed, **other_passed}, memo["written"]))
 
 
 def _loop(loop):
@@ -403,7 +502,8 @@ def _loop(loop):
     _mark_derived(inputs)
     size, init = builtins.len(inputs), _BACKEND.entering(loop)
     n = builtins.len(init)  # torch calls the functions with the carry, then `inputs`
-    held = [i for i, t in enumerate(init) if _held(t)]
+    named = _named(init)
+    held = [i for i, t in enumerate(init) if _held(t) or i in named]
     held_inputs = [i for i, t in enumerate(inputs) if _held(t)]
 
     def cond_fun(*args):
@@ -411,17 +511,22 @@ def _loop(loop):
             return loop.cond_fun(args[:n])
 
     def body_fun(*args):
-        # (The carried values are new tensors after the first iteration; the loop marks those that enter.)
+        # A carried value that enters as a tensor that other names hold is
+        # that tensor in the first iteration (in later ones, a new tensor).
         outside = [args[n + i] for i in held_inputs] + [inputs[i] for i in held_inputs]
-        with _holding(outside):
+        with _holding([args[i] for i in held] + outside):
             outs, values, _, grew = _call(loop, lambda *carry: loop.body_fun(carry[:n]), args, mutated, inputs)
         positions = sorted(loop.types)  # the carry; later positions are `inputs`
         _BACKEND.refuse_replaced(loop, positions, [i for i in mutated if i < n], outs, values)
-        shared = [args[i] for i in held] + [values[i] for i in held] + outside
+        # The tensors that other names may hold after the loop: those that the
+        # body reads from outside, and the caller's, as the body has them.
+        shared = [(args[i], init[i]) for i in held] + [(values[i], init[i]) for i in held] + [
+            (args[n + i], t) for i, t in enumerate(inputs[:builtins.len(args) - n])] + [(t, t) for t in inputs]
         memo["views"] = _BACKEND.loop_views(loop, positions, (
             {positions[i] for i, out in enumerate(outs) if _is_view(out)},
             {i for i, v in enumerate(init) if _is_view(v)},
-            {positions[i] for i, out in enumerate(outs) if _passed(out, shared)}, held), mutated)
+            {positions[i]: _origin(out, shared) for i, out in enumerate(outs)
+             if not _is_view(out) and _origin(out, shared) is not None}, {i: init[i] for i in held}), mutated)
         _BACKEND.refuse_views_changed(loop, [loop.leaves[j] for j in positions], [i for i in mutated if i < n],
                                       lambda i: loop.leaf_name(positions[i]))
         _note(outs, inputs)
@@ -900,15 +1005,21 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
 
     def mark_views(self, outs, views):
         """Marks the outputs `outs[c]`, for each (c, (name, what, loc,
-        passed)) in `views`, of a staged statement that gives on some way
-        through it a view of another tensor there (`a = b if c else x[4]`),
-        or (`passed`) a tensor that other names may hold (the caller's `x`,
-        where a branch leaves it): torch's operators give new tensors, so a
-        later change in place (`a *= 2`) would not reach that tensor, and
-        `refuse_view_output` refuses it. An attribute, as `number` sets one (`_autograph_view`,
-        with the graph token under dynamo). Returns `outs`."""
+        passed)) in `views[0]`, of a staged statement that gives on some
+        way through it a view of another tensor there (`a = b if c else
+        x[4]`), or (`passed`) a tensor that other names may hold (the
+        caller's `x`, where a branch leaves it): torch's operators give new
+        tensors, so a later change in place (`a *= 2`) would not reach that
+        tensor, and `refuse_view_output` refuses it. An attribute, as
+        `number` sets one (`_autograph_view`, with the graph token under
+        dynamo). `views[1]` goes to `mark_origins`. Returns `outs`."""
+        views, origins = views
+        self.mark_origins(origins)
         for c, where in views:
             t = outs[c]
+            if [o for o, _ in origins if o is t]:  # a probe gives that tensor itself: marked as it is
+                self.mark_origins([(t, where)])
+                continue
             if self.compiling():
                 self.markable(t)
                 t._autograph_view = (self.graph_token(), where)
@@ -916,15 +1027,49 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
                 t._autograph_view = (True, where)
         return outs
 
+    def mark_origins(self, origins):
+        """Marks each tensor `t`, for each (t, (name, what, loc)) in
+        `origins`, that a staged statement gives as it is on some way
+        through it (`y = x if c else -x`, for `t` the tensor `x` holds):
+        torch gives a new tensor as the output `name`, so a later change
+        in place of `t` (`x += 1`) would not reach it, and
+        `refuse_view_output` refuses that change. Under dynamo a table
+        of the graph being built (`t` may be the caller's tensor, on
+        which dynamo would set an attribute after each call), whose
+        probes give each body copies; otherwise an attribute, which
+        holds while the body that made it is traced (`_body`). An
+        output's mark (`mark_views`) goes here too, as (name, what, loc,
+        passed), where a probe gives the tensor that passes through."""
+        for t, where in origins:
+            if self.compiling():
+                self.mark_origin(t, where)
+            else:
+                t._autograph_origin = (_bodies[-1] if _bodies else 0, where)
+
     def refuse_view_output(self, target):
-        """Refuses to change in place a tensor that `mark_views` marked in the
-        program being traced."""
-        mark = getattr(target, "_autograph_view", None) if isinstance(target, self.tensor_type()) else None
-        if mark is None:
+        """Refuses to change in place a tensor that `mark_views` or
+        `mark_origins` marked in the program being traced (or a view of one
+        that `mark_origins` marked)."""
+        if not isinstance(target, self.tensor_type()):
             return
-        token, (name, what, loc, passed) = mark
-        if (token == self.graph_token() or self.resuming()) if self.compiling() else is_fake(target):
-            raise serrors.view_output_changed(name, what, loc, self.location(), passed)
+        mark = getattr(target, "_autograph_view", None)
+        if mark is not None:
+            token, (name, what, loc, passed) = mark
+            if (token == self.graph_token() or self.resuming()) if self.compiling() else is_fake(target):
+                raise serrors.view_output_changed(name, what, loc, self.location(), passed)
+        if self.compiling():
+            origin = self.origin_of(target)
+        elif is_fake(target):
+            origin = None
+            for t in (target, target._base):
+                body, where = getattr(t, "_autograph_origin", (None, None))
+                if where is not None and (body == 0 or body in _bodies):
+                    origin = where
+        else:
+            return
+        if origin is not None:  # (an output's mark, where it is the tensor that passes through)
+            raise (serrors.view_output_changed if len(origin) == 4 else serrors.origin_changed)(
+                *origin, self.location())
 
 
 _BACKEND = TorchBackend()  # for messages, and the helpers of the non-strict path:

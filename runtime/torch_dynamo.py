@@ -203,8 +203,8 @@ def _tracked(ctx):
 
 def _mark_local_if_derived(ctx):
     """Marks the local `value` (a tensor) as tb._number does if
-    torch_numbers.derived says it stands for a number; `_last_derived[0]`
-    tells whether it does.
+    torch_numbers.derived says it stands for a number and the local
+    `store` is True; `_last_derived[0]` tells whether it does.
     A body of a torch.cond or while_loop is a graph of its own, in which
     each tensor that it reads from outside is an input (a lifted free
     variable): `derived` follows those to the graph outside."""
@@ -216,8 +216,128 @@ def _mark_local_if_derived(ctx):
         lifted.update((inner.node, outer.node) for outer, inner in tracer.lifted_freevars.items())
         tracer = tracer.parent
     _last_derived[0] = torch_numbers.derived(variable.as_proxy().node, lifted)
-    if _last_derived[0]:
+    if _last_derived[0] and ctx.get_local("store")._i_will_not_complain_if_bc_breaks_VariableTracker() \
+            .as_python_constant():
         output.side_effects.store_attr(_tracked(ctx), "_autograph_number", ConstantVariable.create(graph_token()))
+
+
+def _example(ctx, name):
+    """The fake value of the tensor that the local `name` of the frame that
+    `ctx` traces holds."""
+    variable = ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker()
+    return variable.as_proxy().node.meta.get("example_value")
+
+
+def _origins_now():
+    """{id: (fake value, (name, what, loc), scope)} of the tensors that
+    `DynamoStaging.mark_origin` marked in the graph that dynamo builds now."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    graph = InstructionTranslator.current_tx().output
+    if _origins.get("graph") is not graph:
+        _origins.update(graph=graph, table={})
+    return _origins["table"]
+
+
+def _scope():
+    """Where a mark is made: the graph being built (a body's own, inside
+    the enclosing ones), and the probe that runs, if any. A mark made in a
+    body holds while it is traced: what the body gives passes through it
+    in the probe, as it is, and so is marked by the statement around it."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+    probes = _probes.get("stack")
+    return InstructionTranslator.current_tx().output.current_tracer, probes[-1] if probes else 0
+
+
+def _in_scope(scope):
+    (tracer, probe), (current, _) = scope, _scope()
+    while current is not None and current is not tracer:
+        current = current.parent
+    return current is not None and (probe == 0 or probe in _probes["stack"])
+
+
+def _record_origin(ctx):
+    fake, table = _example(ctx, "value"), _origins_now()
+    where = ctx.get_local("where")._i_will_not_complain_if_bc_breaks_VariableTracker().as_python_constant()
+    for t in (fake, getattr(fake, "_base", None)):  # (a change of the tensor it views changes it too)
+        if t is not None:
+            table[id(t)] = (t, where, _scope())
+
+
+def _find_origin(ctx):
+    fake, table = _example(ctx, "value"), _origins_now()
+    _last_origin[0] = None
+    for t in (fake, getattr(fake, "_base", None)):  # (a view's change changes the tensor it views)
+        entry = table.get(id(t)) if t is not None else None
+        if entry is not None and entry[0] is t and _in_scope(entry[2]):
+            _last_origin[0] = entry[1]
+
+
+_origins = {}  # for _origins_now: trace-time state
+_last_origin = [None]  # what _find_origin found last: trace-time state
+
+
+def _named_args(ctx, name):
+    """`tb.named_elsewhere` for the local list `name` of the frame that
+    `ctx` traces (a statement's operands), over the frames that dynamo
+    traces and their variables as it tracks them."""
+    from torch._dynamo.variables import BaseListVariable, ConstDictVariable, TensorVariable
+    from torch._dynamo.variables.lazy import LazyVariableTracker
+
+    def leaves(variable, depth):
+        if isinstance(variable, LazyVariableTracker):
+            if not variable.is_realized():  # (realizing it would guard it): an input, which `changed` tells
+                return
+            variable = variable.unwrap()
+        if isinstance(variable, TensorVariable):
+            example = variable.as_proxy().node.meta.get("example_value")
+            if example is not None:
+                yield example, example._base
+        elif depth and isinstance(variable, (BaseListVariable, ConstDictVariable)):
+            items = variable.items.values() if isinstance(variable, ConstDictVariable) else variable.items
+            for item in items:
+                yield from leaves(item, depth - 1)
+
+    def names(local):
+        try:
+            value = local["names"].as_python_constant() if "names" in local else ()
+        except NotImplementedError:
+            return ()
+        return value if type(value) is tuple else ()
+
+    frames, tx = [], ctx._i_will_not_complain_if_bc_breaks_InstructionTranslator()
+    side_effects = tx.output.side_effects
+    while tx is not None:
+        frames.append((tx.f_globals.get("__name__", ""), tx.symbolic_locals, names(tx.symbolic_locals)))
+        tx = tx.parent
+    # The attributes that the traced code set on the user's objects (a tensor
+    # made in the trace is held by one only then).
+    for variable, attributes in side_effects.store_attr_mutations.items():
+        cls = getattr(variable, "value_type", None)
+        module = getattr(cls, "__module__", None) or ""
+        if cls is not None and not module.startswith((_PACKAGE, "torch")):
+            frames.append((module, attributes, ()))
+    items = ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker().items
+    candidates = [next(iter(leaves(v, 0)), (None,))[0] for v in items]
+    return tb.named_elsewhere(frames, candidates, leaves)
+
+
+def _before_probe(ctx):
+    """Notes, for `DynamoStaging.changed`, the version counters of a probe's
+    copies (the local `copies` of the frame that `ctx` traces) and of the
+    other tensors, and the positions of its operands (the local `args`) that
+    other names may hold: inputs of the outermost graph (the caller's
+    tensors, parameters, buffers, also where a body reads them from
+    outside), tensors that a variable of the user's code holds
+    (`tb.named_elsewhere`), and, in an enclosing probe's body, the copies
+    of such operands, which stand for them there (the operand of an `if`
+    inside a traced `if`; a loop's carried value as it enters). Pushes this
+    probe's copies of those for the probes inside it."""
+    outside, ids = _outside_versions(ctx, "copies"), _example_ids(ctx, "args")
+    inputs = {id(v) for v, _, _, root in outside if root}.union(*_held_copies)
+    held = tuple(sorted({j for j, i in enumerate(ids) if i in inputs} | _named_args(ctx, "args")))
+    copies = _example_ids(ctx, "copies")
+    _held_copies.append({copies[j] for j in held if copies[j] is not None})
+    _versions.append((_local_versions(ctx, "copies"), outside, held))
 
 
 def _local_versions(ctx, name):
@@ -318,15 +438,22 @@ def _probing(delta):
         sys.setrecursionlimit(RECURSION_LIMIT)
     graph = InstructionTranslator.current_tx().output
     if _probes.get("graph") is not graph:
-        _probes.update(graph=graph, depth=0)
+        _probes.update(graph=graph, depth=0, stack=[], count=0)
         _versions.clear()
+        _held_copies.clear()
     if delta > 0 and _probes["depth"] == 0:
         tracer = graph.current_tracer
         _probes["start"] = (tracer, tracer.graph._root.prev)  # the last node before the probe
+    if delta > 0:
+        _probes["count"] += 1
+        _probes["stack"].append(_probes["count"])  # (for _scope)
+    elif delta < 0:
+        _probes["stack"].pop()
     _probes["depth"] += delta
     if delta < 0 and _probes["depth"] == 0:
         _erase_unused(*_probes.pop("start"))
         _versions.clear()  # what a probe that raised (Retry) left
+        _held_copies.clear()
     return _probes["depth"]
 
 
@@ -356,6 +483,7 @@ def _erase_unused(tracer, last):
 _probes = {}
 _last_derived = [False]  # what DynamoStaging.mark_derived found last: trace-time state
 _versions = []  # what _local_versions found, for DynamoStaging.changed: trace-time state
+_held_copies = []  # per probe running, its copies that _before_probe tells: trace-time state
 
 
 def _objects_made_here():
@@ -415,21 +543,21 @@ class DynamoStaging:
     def changed(self):
         """The positions whose tensors changed between the last two
         `_local_versions` (a probe's copies before and after its body),
-        whether a tensor from outside them changed in place too, and the
-        positions of the body's outputs and of the probe's operands that
-        are inputs of the outermost graph (the caller's tensors, parameters,
-        buffers, also where a body reads them from outside): tensors that
-        other names may hold. (A loop body's carried values are new tensors
-        after its first iteration; the one that enters is the loop's.)"""
-        (new, after, out), (old, before, args) = _versions.pop(), _versions.pop()
+        whether a tensor from outside them changed in place too, the
+        positions of the body's outputs that are tensors from outside the
+        probe (which their names outside still hold after the statement),
+        and those of the probe's operands that other names may hold
+        (`_before_probe`)."""
+        (new, after, out), (old, before, held) = _versions.pop(), _versions.pop()
+        _held_copies.pop()
         known = {id(v) for v, _, _, _ in before}
         # An input that dynamo lifted in the probe (a tensor that the body reads
         # from outside) was made with version 0.
         changed = [v for v, version, _, _ in before if v._version != version] + [
             v for v, version, placeholder, _ in after if placeholder and version and id(v) not in known]
-        inputs = {id(v) for v, _, _, root in before + after if root}
+        known |= {id(v) for v, _, _, _ in after}
         return (tuple(i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b), bool(changed),
-                tuple(j for j, i in enumerate(out) if i in inputs), tuple(j for j, i in enumerate(args) if i in inputs))
+                tuple(j for j, i in enumerate(out) if i in known), held)
 
     def graph_token(self):
         return graph_token()
@@ -449,6 +577,14 @@ class DynamoStaging:
         and numbers only (`n = steps * 2`); True if so. The answer comes back
         as a constant: reading the attribute again would make dynamo guard
         it on each input tensor asked about."""
+        return self._derived(value, True)
+
+    def derived(self, value):
+        """`mark_derived`'s answer, without the mark: a body that dynamo traces
+        may not change a tensor from outside it."""
+        return self._derived(value, False)
+
+    def _derived(self, value, store):  # (a default value would be a guard)
         from torch._dynamo.comptime import comptime
 
         def mark(ctx):  # made here: dynamo guards a function read from a module or a class
@@ -469,6 +605,31 @@ class DynamoStaging:
         def track(ctx):  # made here: dynamo guards a function read from a module or a class
             _track_local(ctx)
         comptime(track)
+
+    def mark_origin(self, value, where):
+        """`mark_origins` for tensor `value` while dynamo traces: a table of
+        the graph being built (trace-time state), which `origin_of` reads."""
+        from torch._dynamo.comptime import comptime
+
+        def record(ctx):  # made here: dynamo guards a function read from a module or a class
+            _record_origin(ctx)
+        comptime(record)
+
+    def origin_of(self, value):
+        """The (name, what, loc) with which `mark_origin` marked tensor
+        `value`, or the tensor that it views, in the graph being built; None
+        if it did not."""
+        from torch._dynamo.comptime import comptime
+
+        def find(ctx):  # made here: dynamo guards a function read from a module or a class
+            _find_origin(ctx)
+        comptime(find)
+        return self.last_origin()
+
+    def last_origin(self):
+        return _last_origin[0]
+
+    last_origin._dynamo_marked_constant = True
 
     def erase_traced(self, value):
         """Erases the operations that made `value` (a tensor that nothing uses
@@ -529,19 +690,22 @@ class DynamoStaging:
         copy); returns (copies, result, changed, views): `changed` are the
         positions of the copies that `fn` modified in place, as their
         version counters tell (through a view too: `y[i] += c` adds to the
-        view `y[i]`), `views` the positions among `leaves(result)` of the
+        view `y[i]`), `views` (the positions among `leaves(result)` of the
         views of other tensors and of the copies of `args` that are views,
-        and the positions of those `args` (read in the probe, whose unused
-        operations are erased). Statements staged inside it give only their types,
-        without torch operators of their own. (Dynamo forgets what a traced
+        the positions of those `args`, {position among `leaves(result)`: the
+        tensor from outside the body that it gives there as it is: one that
+        a name outside still holds after the statement, or an operand that
+        other names may hold (`_before_probe`)}, {position of such an
+        operand: it}), read in the probe, whose unused operations are
+        erased. Statements staged inside it give only their types, without
+        torch operators of their own. (Dynamo forgets what a traced
         object's attributes become after it traces a torch.cond or a
         while_loop, so nothing is staged before a plan is settled.) What the
         probe adds to the graph and nothing uses is erased."""
         from torch._dynamo.comptime import comptime
 
         def before(ctx):  # made here: dynamo guards a function read from a module or a class
-            _versions.append((_local_versions(ctx, "copies"), _outside_versions(ctx, "copies"),
-                              _example_ids(ctx, "args")))
+            _before_probe(ctx)
 
         def after(ctx):  # (the inputs that the body lifted: the other tensors are in `before`)
             _versions.append((_local_versions(ctx, "copies"), _outside_versions(ctx, "copies", inputs_only=True),
@@ -553,16 +717,24 @@ class DynamoStaging:
             result = fn(*copies)
             out = leaves(result)
             comptime(after)
-            changed, outside, held, held_args = self.changed()
+            changed, outside, kept, held_args = self.changed()
             if outside:
                 raise serrors.outside_changed_in_place(statement.what, statement.loc)
             tensor = self.tensor_type()
             based = {i for i, a in enumerate(args) if isinstance(a, tensor) and a._base is not None}
             views = {j for j, v in enumerate(out) if isinstance(v, tensor) and (
                 v._base is not None or [i for i in based if copies[i] is v])}
-            passed = {j for j, v in enumerate(out) if j not in views and isinstance(v, tensor) and (
-                j in held or [i for i in held_args if copies[i] is v]) and not self.is_number(v)}
-            return copies, result, changed, (views, based, passed, held_args)
+            held = {i: args[i] for i in held_args}
+            passed = {}  # position: the tensor from outside that the output is
+            for j, v in enumerate(out):
+                if j in views or not isinstance(v, tensor):
+                    continue
+                for i in held_args:
+                    if copies[i] is v and not self.is_number(v):  # (a copy, which the probe made)
+                        passed[j] = args[i]
+                if j in kept and not (self.marked(v) or not v.dim() and self.derived(v)):
+                    passed[j] = v
+            return copies, result, changed, (views, based, passed, held)
         finally:
             self.probes(-1)
 
@@ -612,21 +784,29 @@ class DynamoStaging:
                 raise serrors.changed_in_place_and_assigned(loop.leaf_name(positions[i]), loop.what, loop.loc)
 
     def views_given(self, branches, views, passed, written):
-        """(carried output, (name, what, loc, passed)) of each output of
-        `branches` that a branch gives as a view of another tensor (`x[4]`,
-        or an operand that is one: `views` are their leaf positions), or
-        else as a tensor that other names may hold (the caller's `x` where a
-        branch leaves `x` or assigns `y = x`: `passed`), but the outputs
-        that `write_back` makes the operand itself (`written`). For
-        `mark_views`."""
+        """For `mark_views`: ((carried output, (name, what, loc, passed)),
+        (tensor, (name, what, loc))) for each output of `branches` that a
+        branch gives as a view of another tensor (`x[4]`, or an operand that
+        is one: `views` are their leaf positions), or else as a tensor that
+        other names may hold (`passed`, {leaf position: that tensor}: the
+        caller's `x` where a branch leaves `x` or assigns `y = x`, a tensor
+        that a name outside holds in `y = t if c else -t`), but the outputs
+        that `write_back` makes the operand itself (`written`); the second
+        list has the tensors that `passed` holds."""
         same = [out for _, out, is_same in written if is_same]
-        return [(c, (self.output_name(branches.names[branches.flats[0].owner[j]]), branches.what, branches.loc,
-                     j not in views))
-                for c, j in enumerate(branches.carried_leaves()) if (j in views or j in passed) and c not in same]
+        marks, origins = [], []
+        for c, j in enumerate(branches.carried_leaves()):
+            if (j in views or j in passed) and c not in same:
+                name = self.output_name(branches.names[branches.flats[0].owner[j]])
+                marks.append((c, (name, branches.what, branches.loc, j not in views)))
+                if j in passed and j not in views:
+                    origins.append((passed[j], (name, branches.what, branches.loc)))
+        return marks, origins
 
     def output_name(self, name):
-        """A statement's output `name` as messages name it."""
-        return "the value of that expression" if name == "<expression>" else f"`{name}`"
+        """A statement's output `name` as messages name it (None for a
+        conditional expression's value)."""
+        return None if name == "<expression>" else f"`{name}`"
 
     def loop_views(self, loop, positions, views, changed):
         """`views_given` for a loop: `views` are the positions of the views
@@ -634,17 +814,20 @@ class DynamoStaging:
         it (its outputs where it runs no iteration), in the carry, of the
         tensors that other names may hold (see `_probe`) that the body gives
         back, among the leaves, and of those that enter it, in the carry:
-        where the loop runs no iteration, its output is such a tensor. Not
-        where the body changes it in place (at the positions `changed`):
-        `write_back` makes the loop's output that tensor itself."""
+        where the loop runs no iteration, its output is such a tensor (the
+        last two: {position: that tensor}). Not where the body changes it in
+        place (at the positions `changed`): `write_back` makes the loop's
+        output that tensor itself."""
         given, entering, passed, held = views
-        marks = []
+        marks, origins = [], []
         for i, j in enumerate(positions):
             if j in given or i in entering:
                 marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, False)))
             elif (j in passed or i in held) and i not in changed:
                 marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, True)))
-        return marks
+                origins += [(t, (loop.leaf_name(j), loop.what, loop.loc))
+                            for t in (passed.get(j), held.get(i)) if t is not None]
+        return marks, origins
 
     def write_back(self, originals, written, outs):
         """`outs` (a statement's outputs, carried then extra) after copying,
@@ -696,7 +879,7 @@ class DynamoStaging:
             branches.settle()
             memo["written"], memo["extras"] = self.written_back(branches, changes, results, values)
             memo["probed"] = [values[0][i] for i in memo["extras"]]
-            memo["views"] = self.views_given(branches, given[0][0] | given[1][0], given[0][2] | given[1][2],
+            memo["views"] = self.views_given(branches, given[0][0] | given[1][0], {**given[0][2], **given[1][2]},
                                              memo["written"])
         written, extras = memo["written"], memo["extras"]
         if self.probes(0):  # (the outer probe sees the operands change)

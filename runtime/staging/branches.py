@@ -54,7 +54,8 @@ class Branches:
     def what(self):
         """The statement, as messages name it: made only for a message (under
         dynamo, each read of the backend's `traced` is a guard)."""
-        return f"an `if` whose condition is {self.backend.traced}"
+        what = "a conditional expression" if self.names == ("<expression>",) else "an `if`"
+        return f"{what} whose condition is {self.backend.traced}"
 
     # Tracing --------------------------------------------------------------------
 

@@ -162,20 +162,38 @@ def changed_in_place_and_assigned(name, what, loc):
         f"the change (`{n} = {n}.clone()`), or change it after making the new tensor")
 
 
+def _output(name, what, loc):
+    """A staged statement's output `name` (None: a conditional expression's
+    value) as messages name it."""
+    return f"the value of {what} ({loc})" if name is None else f"{name} after {what} ({loc})"
+
+
 def view_output_changed(name, what, loc, here, passed):
-    n = name[1:-1] if name.startswith("`") else "a"
+    n = name[1:-1] if name else "a"
     if passed:
         return TracingError(
-            f"a tensor is changed in place ({here}) that is {name} after {what} ({loc}), which on some way "
+            f"a tensor is changed in place ({here}) that is {_output(name, what, loc)}, which on some way "
             "through that statement is a tensor that other names may hold (the caller's tensor, a parameter, "
-            "a buffer), where a branch leaves it as it is or a loop runs no iteration: torch gives the "
-            "statement's outputs as new tensors, so that tensor would not change, where Python's would. Make "
-            f"a new tensor there instead (`{n} = {n} * 2` for `{n} *= 2`, `{n} = {n}.clone()` before `{n}[i] = v`)")
+            "a buffer, a tensor that a name outside the statement holds), where a branch gives it as it is "
+            "or a loop runs no iteration: torch gives the statement's outputs as new tensors, so that tensor "
+            f"would not change, where Python's would. Make a new tensor there instead (`{n} = {n} * 2` for "
+            f"`{n} *= 2`, `{n} = {n}.clone()` before `{n}[i] = v`)")
     return TracingError(
-        f"a tensor is changed in place ({here}) that is {name} after {what} ({loc}), which on some way "
+        f"a tensor is changed in place ({here}) that is {_output(name, what, loc)}, which on some way "
         f"through that statement is a view of another tensor (such as `{n} = b if c else x[i]`): torch gives "
         "the statement's outputs as new tensors, so the tensor viewed would not change, where Python's would. "
         f"Make a new tensor there (`{n} = {n} * 2` for `{n} *= 2`), or copy the view where it is made (`.clone()`)")
+
+
+def origin_changed(name, what, loc, here):
+    output = "the expression's value" if name is None else name
+    return TracingError(
+        f"a tensor is changed in place ({here}) that on some way through {what} ({loc}) becomes "
+        f"{output} as it is (a branch gives it, or a loop runs no iteration): torch gives the "
+        f"statement's outputs as new tensors, so {output} would not "
+        f"change, where Python's would. Make a new tensor at {here} instead (`x = x + 1` for `x += 1`, "
+        "`x = x.clone()` before `x[i] = v`), or copy the tensor where the statement gives it "
+        "(`y = x.clone() if c else -x`)")
 
 
 def outside_changed_in_place(what, loc):

@@ -394,14 +394,28 @@ def rebind(acc, value, recorded_cells):
 
 def _held_elsewhere(holder, cells):
     """Whether list `holder` is held by an object other than `cells` and this
-    package's bookkeeping (an attribute, a container, another closure)."""
+    package's bookkeeping (an attribute, a container, another closure). A
+    running frame's variables, and the dict of them that reading its
+    `f_locals` (or `locals()`) leaves on it, do not count."""
     import gc
+    import sys
     import types
     for r in gc.get_referrers(holder):
         t = type(r)
         if not (t is types.CellType and any(r is c for c in cells) or t is types.FrameType
+                or t is dict and _frame_locals(r, sys._getframe(1))
                 or (getattr(t, "__module__", "") or "").startswith("autograph.")):
             return True
+    return False
+
+
+def _frame_locals(d, frame):
+    """Whether dict `d` is the `f_locals` of `frame` or of a function that
+    called it (not a module's: its globals are its `f_locals`)."""
+    while frame is not None:
+        if d is not frame.f_globals and frame.f_locals is d:
+            return True
+        frame = frame.f_back
     return False
 
 

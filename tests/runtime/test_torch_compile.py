@@ -794,14 +794,25 @@ def test_a_tensor_changed_in_place_in_a_body_is_written_back(f, argsets, fullgra
 @pytest.mark.parametrize("f, args, text, line", in_place.REFUSED + in_place.REFUSED_UNDER_DYNAMO,
                          ids=[v[0].__name__ for v in in_place.REFUSED + in_place.REFUSED_UNDER_DYNAMO])
 def test_a_change_in_place_that_cannot_be_written_back_is_refused(f, args, text, line):
+    assert_refused_in_one_graph(f, args, text, line)
+    expected, actual = in_place.clones(args), in_place.clones(args)
+    assert_same(f(*expected), compiled(autograph.to_graph(f), fullgraph=False)(*actual))
+    assert_same(expected, actual)
+
+
+@pytest.mark.parametrize("f, args, text, line", in_place.REFUSED_IN_ONE_GRAPH,
+                         ids=[v[0].__name__ for v in in_place.REFUSED_IN_ONE_GRAPH])
+def test_a_change_in_place_that_crosses_a_call_is_refused_in_one_graph(f, args, text, line):
+    assert_refused_in_one_graph(f, args, text, line)
+
+
+def assert_refused_in_one_graph(f, args, text, line):
+    """fullgraph refuses `f`, naming the construct (`text`) and a line of it."""
     with pytest.raises(torch._dynamo.exc.Unsupported) as info:
         compiled(autograph.to_graph(f))(*in_place.clones(args))
     message = str(info.value)
     assert text in message, message
     assert [where for where in in_place.locations(f, line) if where in message], message
-    expected, actual = in_place.clones(args), in_place.clones(args)
-    assert_same(f(*expected), compiled(autograph.to_graph(f), fullgraph=False)(*actual))
-    assert_same(expected, actual)
 
 
 def adds_to_a_view_in_a_branch(x, y):

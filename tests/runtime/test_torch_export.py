@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 
 from autograph.runtime.errors import TracingError  # noqa: E402
 
+import autograph  # noqa: E402
 from tests.runtime import in_place_programs as in_place  # noqa: E402
 from tests.runtime.exported_graphs import Converted, assert_same, dead_nodes, targets  # noqa: E402
 
@@ -185,7 +186,8 @@ def test_a_tensor_changed_in_place_in_a_body_is_written_back(f, argsets, strict)
     assert dead_nodes(exported) == []
 
 
-@pytest.mark.parametrize("f, args, text, line", in_place.REFUSED, ids=[v[0].__name__ for v in in_place.REFUSED])
+@pytest.mark.parametrize("f, args, text, line", in_place.REFUSED + in_place.REFUSED_IN_ONE_GRAPH,
+                         ids=[v[0].__name__ for v in in_place.REFUSED + in_place.REFUSED_IN_ONE_GRAPH])
 @STRICT
 def test_a_change_in_place_that_cannot_be_written_back_is_refused(f, args, text, line, strict):
     with pytest.raises(torch._dynamo.exc.Unsupported if strict else TracingError) as info:
@@ -204,6 +206,36 @@ def test_a_change_in_place_of_a_tensor_read_from_outside(f, args, text, line):
     expected, actual = in_place.clones(args), in_place.clones(args)
     assert_same(f(*expected), exported.module()(*actual))
     assert_same(expected, actual)
+
+
+class Keeper:
+    """An object of the user's that keeps a tensor."""
+
+
+def keeps_then_adds_after_a_branch(x, c, keeper):
+    y = x * 1
+    keeper.last = y
+    if c.sum() > 0:
+        y = y * 2
+    y += 1  # Python adds to keeper.last too where c <= 0
+    return keeper.last * 1
+
+
+class Keeps(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.f, self.keeper = autograph.to_graph(keeps_then_adds_after_a_branch), Keeper()
+
+    def forward(self, x, c):
+        return self.f(x, c, self.keeper)
+
+
+@STRICT
+def test_a_change_of_a_tensor_that_an_attribute_holds_is_refused(strict):
+    """An object's attribute holds the tensor that passes through the `if`."""
+    error = torch._dynamo.exc.Unsupported if strict else TracingError
+    with pytest.raises(error, match="that is `y` after an `if` whose condition is traced by torch"):
+        torch.export.export(Keeps(), (t(1.0, 2.0), t(-1.0)), strict=strict)
 
 
 def adds_to_a_view_in_a_branch(x, y):
