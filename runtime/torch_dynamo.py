@@ -221,11 +221,15 @@ def _mark_local_if_derived(ctx):
         output.side_effects.store_attr(_tracked(ctx), "_autograph_number", ConstantVariable.create(graph_token()))
 
 
+def _fake(variable):
+    """The fake value that dynamo runs operations on for a TensorVariable."""
+    return variable.as_proxy().node.meta.get("example_value")
+
+
 def _example(ctx, name):
     """The fake value of the tensor that the local `name` of the frame that
     `ctx` traces holds."""
-    variable = ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker()
-    return variable.as_proxy().node.meta.get("example_value")
+    return _fake(ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker())
 
 
 def _origins_now():
@@ -289,7 +293,7 @@ def _named_args(ctx, name):
                 return
             variable = variable.unwrap()
         if isinstance(variable, TensorVariable):
-            example = variable.as_proxy().node.meta.get("example_value")
+            example = _fake(variable)
             if example is not None:
                 yield example, example._base
         elif depth and isinstance(variable, (BaseListVariable, ConstDictVariable)):
@@ -317,7 +321,7 @@ def _named_args(ctx, name):
         if cls is not None and not module.startswith((_PACKAGE, "torch")):
             frames.append((module, attributes, ()))
     items = ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker().items
-    candidates = [next(iter(leaves(v, 0)), (None,))[0] for v in items]
+    candidates = [next(iter(leaves(v, 0)), (None,))[0] for v in items]  # (the fake value of each tensor)
     return tb.named_elsewhere(frames, candidates, leaves)
 
 
@@ -348,7 +352,7 @@ def _local_versions(ctx, name):
 
     def versions(variable):
         if isinstance(variable, TensorVariable):
-            example = variable.as_proxy().node.meta.get("example_value")
+            example = _fake(variable)
             return example._version if example is not None else None
         if isinstance(variable, BaseListVariable):
             return tuple(versions(item) for item in variable.items)
@@ -363,8 +367,7 @@ def _example_ids(ctx, name):
     the frame that `ctx` traces (None for another value)."""
     from torch._dynamo.variables import TensorVariable
     items = ctx.get_local(name)._i_will_not_complain_if_bc_breaks_VariableTracker().items
-    return [id(v.as_proxy().node.meta.get("example_value")) if isinstance(v, TensorVariable) else None
-            for v in items]
+    return [id(_fake(v)) if isinstance(v, TensorVariable) else None for v in items]
 
 
 def _outside_versions(ctx, name, inputs_only=False):
@@ -381,7 +384,7 @@ def _outside_versions(ctx, name, inputs_only=False):
     while pending:
         variable = pending.pop()
         if isinstance(variable, TensorVariable):
-            own.add(id(variable.as_proxy().node.meta.get("example_value")))
+            own.add(id(_fake(variable)))
         elif isinstance(variable, BaseListVariable):
             pending.extend(variable.items)
     found, tracer = {}, InstructionTranslator.current_tx().output.current_tracer
