@@ -367,14 +367,18 @@ def _holding(tensors):
         _held_inputs.pop()
 
 
-def _origin(out, shared):
-    """For (value, tensor) pairs `shared`, the tensor of the pair whose value
-    a body's output `out` is; None if none."""
-    if isinstance(out, torch.Tensor):
-        for value, tensor in shared:
-            if out is value:
-                return tensor
-    return None
+def _passed(outs, positions, shared):
+    """{positions[c]: tensor} for each of a body's outputs `outs[c]` that is
+    not a view and is the value of one of the (value, tensor) pairs
+    `shared`, where `tensor` is what it stands for outside the body."""
+    passed = {}
+    for c, out in enumerate(outs):
+        if isinstance(out, torch.Tensor) and not _is_view(out):
+            for value, tensor in shared:
+                if out is value:
+                    passed[positions[c]] = tensor
+                    break
+    return passed
 
 
 def _is_view(t):
@@ -479,8 +483,7 @@ def _cond(pred, branches):
                 (memo[k][1][i], branches.operands[i]) for i in held_operands]
             leaves = branches.carried_leaves()  # (the positions of `outs` among the leaves)
             memo["views", k] = ({leaves[c] for c, out in enumerate(outs) if _is_view(out)},
-                                {leaves[c]: _origin(out, shared) for c, out in enumerate(outs)
-                                 if not _is_view(out) and _origin(out, shared) is not None})
+                                _passed(outs, leaves, shared))
             extras = [memo[k][1][i] for i in memo.get("extras", [])]
             return tuple(_BACKEND.distinct([_fresh(out, args) for out in outs] + extras))
         return fn
@@ -525,8 +528,7 @@ def _loop(loop):
         memo["views"] = _BACKEND.loop_views(loop, positions, (
             {positions[i] for i, out in enumerate(outs) if _is_view(out)},
             {i for i, v in enumerate(init) if _is_view(v)},
-            {positions[i]: _origin(out, shared) for i, out in enumerate(outs)
-             if not _is_view(out) and _origin(out, shared) is not None}, {i: init[i] for i in held}), mutated)
+            _passed(outs, positions, shared), {i: init[i] for i in held}), mutated)
         _BACKEND.refuse_views_changed(loop, [loop.leaves[j] for j in positions], [i for i in mutated if i < n],
                                       lambda i: loop.leaf_name(positions[i]))
         _note(outs, inputs)
