@@ -160,6 +160,12 @@ class Backend:
         `if` or loop), as this backend tells it apart (see `augmented`)."""
         return value
 
+    def stack(self, values, axis):
+        """`np.stack(values, axis=axis)` as this backend's array, where some
+        element of the list `values` is an array of its library (a concrete
+        one too), for `autograph.stack`; NotImplemented otherwise."""
+        return NotImplemented
+
     def builtin(self, func):
         """An override for the builtin `func` (len, range, abs, ...) for calls
         with this backend's values, or None to call the builtin itself."""
@@ -215,6 +221,11 @@ def prepare_backends():
     """Calls each registered backend's `prepare`."""
     for backend in _backends:
         backend.prepare()
+
+
+def registered():
+    """The registered backends, the one consulted first first."""
+    return tuple(_backends)
 
 
 def claim(backend, types):

@@ -989,6 +989,14 @@ class TorchBackend(torch_dynamo.DynamoStaging, staging.StagingBackend):
         plain = [b for b in basic if not (type(b) is slice and b == slice(None))]
         return (target[tuple(basic)] if plain else target), indices
 
+    def stack(self, values, axis):
+        if "torch" not in sys.modules:
+            return NotImplemented
+        _load()
+        if not builtins.any(isinstance(v, torch.Tensor) for v in values):
+            return NotImplemented
+        return torch.stack([v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for v in values], dim=axis)
+
     def builtin(self, func):
         return _BUILTINS.get(func)
 

@@ -31,6 +31,7 @@ A list changed otherwise than by appending (`pop`, `insert`, an item set)
 raises, as does an element whose type differs from the others'.
 """
 
+from autograph.runtime import backends
 from autograph.runtime.errors import BranchMismatchError, LoopStateError, TracingError
 from autograph.runtime.staging import errors
 
@@ -462,20 +463,16 @@ def truth_of(value):
 
 def stack(values, axis=0):
     """`np.stack(values)`, `jnp.stack(values)` or `torch.stack(values)`,
-    whichever framework the elements are of: for code that should not
+    whichever framework the elements are of (the first registered backend
+    whose `stack` takes them; numpy otherwise): for code that should not
     depend on one (a list accumulated in a loop, say)."""
     import numpy as np
     if type(values) is TracedList:
         return values.call(stack, (values,), {"axis": axis})
     if not len(values):
         raise ValueError("need at least one array to stack")
-    for v in values:
-        module = type(v).__module__ or ""
-        if module.startswith(("jax", "jaxlib")):
-            import jax.numpy as jnp
-            return jnp.stack(values, axis=axis)
-        if module.startswith("torch"):
-            import torch
-            return torch.stack([v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for v in values],
-                               dim=axis)
+    for backend in backends.registered():
+        stacked = backend.stack(values, axis)
+        if stacked is not NotImplemented:
+            return stacked
     return np.stack(values, axis=axis)

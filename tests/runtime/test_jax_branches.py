@@ -1,4 +1,4 @@
-"""A traced `if` whose branches are traced where it is (jax_backend._cond_here):
+"""A traced `if` whose branches are traced where it is (runtime/jax/cond.py, `_cond_here`):
 a `select` where the rule of docs/jax.md takes the branches, with the
 equations of hand-written `jnp.where`; otherwise their equations move into a
 `lax.cond`, so that effects (callbacks, prints, asserts) run only in the

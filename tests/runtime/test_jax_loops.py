@@ -1,6 +1,6 @@
 """A staged `while` (and a `for` that can stop early) is the primitive
 `while` of the jaxprs its test and body were traced into once
-(jax_backend._while), as `lax.while_loop` binds it: differential tests of
+(runtime/jax/compat.py, `while_loop`), as `lax.while_loop` binds it: differential tests of
 what JAX's transformations make of it (vmap, jvp, grad, leak checking,
 effects in the body), the converted function against the unconverted one."""
 
