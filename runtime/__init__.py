@@ -55,7 +55,7 @@ __all__ = [
 # The backends of other tracers: each claims its types only once its
 # library is imported, and imports nothing before.
 from autograph.runtime.jax import JaxBackend  # noqa: E402
-from autograph.runtime.torch_backend import TorchBackend  # noqa: E402
+from autograph.runtime.torch import TorchBackend  # noqa: E402
 
 register_backend(JaxBackend())
 register_backend(TorchBackend())

@@ -245,20 +245,22 @@ _FIXED = frozenset(_by_type)
 
 # A tracer may give symbolic numbers Python's own number types: under dynamo,
 # `type()` of an `.item()` value or of a dynamic dimension is int, float or
-# bool. `set_symbolic_numbers` installs the hook that tells them apart, and
-# the test of whether that tracer runs: outside it a Python number is Python
-# (what dispatch asks most, for every number in converted code).
+# bool. `set_symbolic_numbers` installs the backend of such numbers, the
+# test that tells them apart, and the test of whether that tracer runs:
+# outside it a Python number is Python (what dispatch asks most, for every
+# number in converted code).
 _NUMBER_TYPES = frozenset({bool, int, float})
-_symbolic_number = _tracing = None
+_symbolic_backend = _is_symbolic = _tracing = None
 
 
-def set_symbolic_numbers(hook, tracing):
-    """Installs `hook(number)`: the backend of a number whose value its
-    tracer does not know, or None. Dispatch asks it about ints, floats and
-    bools only while `tracing()` is true (a tracer that runs the bytecode
-    of converted code, such as dynamo, sees that call as a constant)."""
-    global _symbolic_number, _tracing
-    _symbolic_number, _tracing = hook, tracing
+def set_symbolic_numbers(backend, is_symbolic, tracing):
+    """Makes `backend` the backend of each number for which
+    `is_symbolic(number)` is true: one whose value its tracer does not
+    know. Dispatch asks about ints, floats and bools only while `tracing()`
+    is true (a tracer that runs the bytecode of converted code, such as
+    dynamo, sees that call as a constant)."""
+    global _symbolic_backend, _is_symbolic, _tracing
+    _symbolic_backend, _is_symbolic, _tracing = backend, is_symbolic, tracing
 
 
 def backend_of(value):
@@ -270,7 +272,7 @@ def backend_of(value):
         pass
     else:
         if found is None and _tracing is not None and cls in _NUMBER_TYPES and _tracing():
-            return _symbolic_number(value)
+            return _symbolic_backend if _is_symbolic(value) else None
         return found
     found = None
     for backend in _backends:

@@ -295,11 +295,12 @@ def test_python_numbers_do_not_ask_the_symbolic_number_hook_outside_dynamo():
     never calls it."""
     import sys
 
-    from autograph.runtime import backends, torch_backend
-    hooks = {torch_backend._symbolic_number.__code__, torch_backend._is_symbolic.__code__}
+    from autograph.runtime import backends
+    from autograph.runtime.torch import numbers
+    hooks = {numbers.is_symbolic.__code__}
     converted = autograph.to_graph(countdown)
     converted(2, 2.0)  # the first call converts and registers what it needs
-    assert backends._symbolic_number is torch_backend._symbolic_number  # installed: torch is loaded
+    assert backends._is_symbolic is numbers.is_symbolic  # installed: torch is loaded
     called = set()
     sys.setprofile(lambda frame, event, arg: called.add(frame.f_code) if event == "call" else None)
     try:
