@@ -286,6 +286,7 @@ def test_shown_code_behaves_like_the_original(name, fn, calls, opts):
     assert not failures, "the code to_code shows differs from the original:\n" + "\n".join(failures) + "\n\n" + code
 
 
+@pytest.mark.slow
 def test_every_generated_node_has_a_position(monkeypatch):
     """Generated nodes get their statement's position when they are built:
     the code compiles on the first try, with no whole-tree repair pass (which

@@ -246,6 +246,7 @@ def _convert_batch(count, tag):
         del f, g
 
 
+@pytest.mark.slow
 def test_memory_stays_flat_over_thousands_of_short_lived_functions():
     """Run in a fresh interpreter, so that what other tests keep alive
     (logging records, caches of their own) does not count."""
@@ -286,6 +287,7 @@ def check_memory_stays_flat():
 
 # Threads ----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_32_threads_converting_and_calling_1000_functions_each():
     """Every thread converts and calls the same 1,000 fresh functions in its
     own order (so threads race on each conversion), then 10 of its own."""

@@ -88,6 +88,7 @@ def test_cache_does_not_keep_dead_functions_alive():
     assert not any(key.startswith("autograph-generated:generated_1") for key in linecache.cache)
 
 
+@pytest.mark.slow
 def test_memory_stays_flat_over_thousands_of_conversions():
     import tracemalloc
 

@@ -41,6 +41,7 @@ def _check(seed):
     return report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("start,stop", CHUNKS, ids=[f"seeds{a}-{b - 1}" for a, b in CHUNKS])
 def test_random_programs(pool, start, stop):
     seeds = range(start, stop)

@@ -52,6 +52,7 @@ def _run(check, seeds, chunksize=10):
     return [check(s) for s in seeds]
 
 
+@pytest.mark.slow
 def test_traced_random_programs_under_jax_jit():
     pytest.importorskip("jax")
     reports = [r for r in _run(_check_with_jax, range(FIRST_SEED, FIRST_SEED + N_JAX)) if r]
@@ -59,6 +60,7 @@ def test_traced_random_programs_under_jax_jit():
     assert not failures, "\n\n".join(format_report(r) for r in failures[:SHOWN])
 
 
+@pytest.mark.slow
 def test_traced_random_programs():
     reports = [r for r in _run(_check, range(FIRST_SEED, FIRST_SEED + N)) if r is not None]
     limitations = [r for r in reports if r["kind"] == "limitation"]
@@ -81,6 +83,7 @@ def _check_with_torch(seed):
     return check_seed(seed, exclude=EXCLUDE, use_torch=True)
 
 
+@pytest.mark.slow(3)
 def test_traced_random_programs_under_torch_compile_and_export():
     # torch.compile(to_graph(f), fullgraph=True) and non-strict torch.export
     # against f run eagerly on the same tensors: no program may give another

@@ -18,7 +18,7 @@ from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
 from autograph.runtime.staging.lists import stack
 from autograph.runtime.staging.loops import Loop, bounded_while
-from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, same_leaf, unflatten
+from autograph.runtime.staging.values import NUMBERS, Flat, describe_marker, flatten, normalize, same_leaf, unflatten
 
 __all__ = ["StagingBackend"]
 
@@ -169,21 +169,12 @@ class StagingBackend(Backend):
     # Shared ---------------------------------------------------------------------
 
     def flat(self, values):
-        return self.classes()[0](values, self.flatten, self.unflatten)
+        """The leaves of `values` and how to rebuild them (`values.Flat`)."""
+        return Flat(values, self.flatten, self.unflatten)
 
-    def classes(self):
-        """(Flat, Branches): classes that only these methods make. A tracer
-        that runs this code itself (dynamo) takes the result as a constant
-        of its trace (`_dynamo_marked_constant`, as
-        torch.compiler.assume_constant_result marks it), where it would
-        guard, on every call of what it compiled, each class read from a
-        module. (A class that other modules read too, as loops.py reads
-        Loop, is read as a global: dynamo checks that the class it finds
-        under two names is one object, and cannot name such a constant in
-        that check.)"""
-        return Flat, Branches
-
-    classes._dynamo_marked_constant = True
+    def branches(self, true_fn, false_fn, operands, names, loc):
+        """The `Branches` of a staged `if`."""
+        return Branches(self, true_fn, false_fn, operands, names, loc)
 
     # What the statements use on every staged statement is methods: a tracer
     # that runs this code itself (dynamo) guards each module function and
@@ -197,13 +188,7 @@ class StagingBackend(Backend):
 
     def normalize(self, result, count, what):
         """A body's result as a tuple of `count` values (`values.normalize`)."""
-        if count == 0:
-            return ()
-        if count == 1:
-            return (result,)
-        if not isinstance(result, (tuple, list)) or len(result) != count:
-            raise TracingError(f"the {what} must return {count} values, got {result!r}")
-        return tuple(result)
+        return normalize(result, count, what)
 
     def same_leaf(self, a, b):
         """True if a branch output is the same whichever way the program
@@ -249,7 +234,7 @@ class StagingBackend(Backend):
         return True
 
     def _cond(self, pred, true_fn, false_fn, operands, names):
-        branches = self.classes()[1](self, true_fn, false_fn, operands, names, self.location())
+        branches = self.branches(true_fn, false_fn, operands, names, self.location())
         return branches.run(lambda: self.stage_cond(pred, branches))
 
     def while_loop(self, test, body, state, names, opts):

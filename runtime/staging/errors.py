@@ -5,7 +5,7 @@ to do. Branch and loop rules raise only what these functions build."""
 
 import types
 
-from autograph.runtime.errors import BranchMismatchError, LoopStateError, TracingError, UndefinedOutputError
+from autograph.runtime.errors import BranchMismatchError, LoopStateError, UndefinedOutputError
 
 __all__ = [
     "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
@@ -143,65 +143,6 @@ def list_changed(name, what, loc):
         "to it (pop, insert, remove, del or an item set): inside a traced loop a list can only be "
         "appended to, or have items set without changing its length; build a new list after the "
         "loop instead")
-
-
-def view_changed_in_place(name, what, loc):
-    return TracingError(
-        f"{name} is a view of another tensor (such as `x[i]`, or a row of `for row in x`), and {what} "
-        f"({loc}) changes it in place: torch traces that body on a copy, so the tensor it views would "
-        "not change, where Python's would. Change that tensor itself (`x[i] += v`), or make the view a "
-        "copy where it is made (`.clone()`)")
-
-
-def changed_in_place_and_assigned(name, what, loc):
-    n = name[1:-1]
-    return TracingError(
-        f"{what} ({loc}) changes {name} in place (`{n}[i] = v`, `+=`, `.add_(v)`) and then makes {name} "
-        "another tensor in the same body: torch traces bodies on copies, and the statement gives back only the "
-        f"new tensor, so the tensor that {name} held before cannot be updated as Python's is. Copy it before "
-        f"the change (`{n} = {n}.clone()`), or change it after making the new tensor")
-
-
-def _output(name, what, loc):
-    """A staged statement's output `name` (None: a conditional expression's
-    value) as messages name it."""
-    return f"the value of {what} ({loc})" if name is None else f"{name} after {what} ({loc})"
-
-
-def view_output_changed(name, what, loc, here, passed):
-    n = name[1:-1] if name else "a"
-    if passed:
-        return TracingError(
-            f"a tensor is changed in place ({here}) that is {_output(name, what, loc)}, which on some way "
-            "through that statement is a tensor that other names may hold (the caller's tensor, a parameter, "
-            "a buffer, a tensor that a name outside the statement holds), where a branch gives it as it is "
-            "or a loop runs no iteration: torch gives the statement's outputs as new tensors, so that tensor "
-            f"would not change, where Python's would. Make a new tensor there instead (`{n} = {n} * 2` for "
-            f"`{n} *= 2`, `{n} = {n}.clone()` before `{n}[i] = v`)")
-    return TracingError(
-        f"a tensor is changed in place ({here}) that is {_output(name, what, loc)}, which on some way "
-        f"through that statement is a view of another tensor (such as `{n} = b if c else x[i]`): torch gives "
-        "the statement's outputs as new tensors, so the tensor viewed would not change, where Python's would. "
-        f"Make a new tensor there (`{n} = {n} * 2` for `{n} *= 2`), or copy the view where it is made (`.clone()`)")
-
-
-def origin_changed(name, what, loc, here):
-    output = "the expression's value" if name is None else name
-    return TracingError(
-        f"a tensor is changed in place ({here}) that on some way through {what} ({loc}) becomes "
-        f"{output} as it is (a branch gives it, or a loop runs no iteration): torch gives the "
-        f"statement's outputs as new tensors, so {output} would not "
-        f"change, where Python's would. Make a new tensor at {here} instead (`x = x + 1` for `x += 1`, "
-        "`x = x.clone()` before `x[i] = v`), or copy the tensor where the statement gives it "
-        "(`y = x.clone() if c else -x`)")
-
-
-def outside_changed_in_place(what, loc):
-    return TracingError(
-        f"a body of {what} ({loc}) changes in place a tensor that it reads from outside without assigning it, "
-        "such as `row[0] = v` after `row = y[0]`, or `y.add_(v)`: torch traces the body on a copy, so `y` would "
-        "not change, where Python's would. Assign the variable in the body (`y[0, 0] = v`, `y += v`), which "
-        "is then written back")
 
 
 def shape_invariants(what, loc, why):

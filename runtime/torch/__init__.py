@@ -57,12 +57,14 @@ The package, one responsibility per module:
   numbers.py         the tensors that stand for Python numbers
   aliasing.py        what other names see of a tensor that a staged
                      statement changes in place or gives as it is
+  errors.py          the refusals of in-place changes that torch cannot stage
   indexing.py        `x[i]` and `x[i] = v` with a traced integer index
   graphs.py          erasing what nobody uses from the fx graphs
   export.py          the non-strict `torch.export` path: cond and while_loop
                      through the operators underneath, bodies traced by make_fx
   dynamo_staging.py  the `torch.compile` / strict export path: probes, then
-                     dynamo's torch.cond and while_loop
+                     dynamo's torch.cond and while_loop; the staging core's
+                     classes as dynamo reads them
   dynamo_trace.py    what the backend reads of dynamo while it traces, and
                      remembers per graph
   dynamo_hooks.py    what the backend installs in the core for dynamo (the

@@ -11,8 +11,8 @@ those (`refuse_view_output`), which would not reach that tensor. What
 cannot be written back is refused, naming the variable and the line.
 """
 
-from autograph.runtime.staging import errors as serrors
 from autograph.runtime.torch import compat
+from autograph.runtime.torch import errors as torch_errors
 
 __all__ = ["LEAVES_DEPTH", "PACKAGE", "Aliasing", "named_elsewhere"]
 
@@ -111,7 +111,7 @@ class Aliasing:
         if mark is not None:
             token, (name, what, loc, passed) = mark
             if (token == self.graph_token() or self.resuming()) if self.compiling() else compat.is_fake(target):
-                raise serrors.view_output_changed(name, what, loc, self.location(), passed)
+                raise torch_errors.view_output_changed(name, what, loc, self.location(), passed)
         if self.compiling():
             origin = self.origin_of(target)
         elif compat.is_fake(target):
@@ -123,7 +123,7 @@ class Aliasing:
         else:
             return
         if origin is not None:  # (an output's mark, where it is the tensor that passes through)
-            raise (serrors.view_output_changed if len(origin) == 4 else serrors.origin_changed)(
+            raise (torch_errors.view_output_changed if len(origin) == 4 else torch_errors.origin_changed)(
                 *origin, self.location())
 
     def refuse_views_changed(self, statement, values, changed, name):
@@ -134,7 +134,7 @@ class Aliasing:
         for i in changed:
             v = values[i]
             if isinstance(v, self.tensor_type()) and v._base is not None:
-                raise serrors.view_changed_in_place(name(i), statement.what, statement.loc)
+                raise torch_errors.view_changed_in_place(name(i), statement.what, statement.loc)
 
     def written_back(self, branches, changes, results, values):
         """How the operands of `branches` that a branch changes in place
@@ -169,7 +169,7 @@ class Aliasing:
         `positions` are the leaves of the carry (`sorted(loop.types)`)."""
         for i in changed:
             if outs[i] is not values[i]:
-                raise serrors.changed_in_place_and_assigned(loop.leaf_name(positions[i]), loop.what, loop.loc)
+                raise torch_errors.changed_in_place_and_assigned(loop.leaf_name(positions[i]), loop.what, loop.loc)
 
     def views_given(self, branches, views, passed, written):
         """For `mark_views`: ((carried output, (name, what, loc, passed)),

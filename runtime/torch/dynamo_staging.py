@@ -38,9 +38,9 @@ checks. What the backend asks of dynamo itself runs outside the trace
 """
 
 from autograph.runtime import errors
-from autograph.runtime.staging import Retry
-from autograph.runtime.staging import errors as serrors
+from autograph.runtime.staging import Branches, Flat, Retry
 from autograph.runtime.torch import compat, dynamo_hooks, dynamo_trace
+from autograph.runtime.torch import errors as torch_errors
 
 __all__ = ["DynamoStaging"]
 
@@ -54,6 +54,35 @@ class DynamoStaging:
     traces on every staged statement reads as few globals as it can."""
 
     __slots__ = ()
+
+    # The staging core's classes, as dynamo reads them: through a method whose
+    # result it takes as a constant (`_dynamo_marked_constant`, as
+    # torch.compiler.assume_constant_result marks it), where it would guard,
+    # on every call of what it compiled, each class read from a module. (A
+    # class that other modules read too, as loops.py reads Loop, is read as
+    # a global: dynamo checks that the class it finds under two names is one
+    # object, and cannot name such a constant in that check.)
+
+    def classes(self):
+        return Flat, Branches
+
+    classes._dynamo_marked_constant = True
+
+    def flat(self, values):
+        return self.classes()[0](values, self.flatten, self.unflatten)
+
+    def branches(self, true_fn, false_fn, operands, names, loc):
+        return self.classes()[1](self, true_fn, false_fn, operands, names, loc)
+
+    def normalize(self, result, count, what):
+        """`values.normalize`, as a method: dynamo guards a module function."""
+        if count == 0:
+            return ()
+        if count == 1:
+            return (result,)
+        if not isinstance(result, (tuple, list)) or len(result) != count:
+            raise errors.TracingError(f"the {what} must return {count} values, got {result!r}")
+        return tuple(result)
 
     def location(self):
         # Under dynamo `traced_location` runs outside the trace, where
@@ -234,7 +263,7 @@ class DynamoStaging:
             comptime(after)
             changed, outside, kept, held_args = self.changed()
             if outside:
-                raise serrors.outside_changed_in_place(statement.what, statement.loc)
+                raise torch_errors.outside_changed_in_place(statement.what, statement.loc)
             tensor = self.tensor_type()
             based = {i for i, a in enumerate(args) if isinstance(a, tensor) and a._base is not None}
             views = {j for j, v in enumerate(out) if isinstance(v, tensor) and (

@@ -26,8 +26,8 @@ import sys
 from typing import NamedTuple
 
 from autograph.runtime.staging import Retry
-from autograph.runtime.staging import errors as serrors
 from autograph.runtime.torch import compat, numbers
+from autograph.runtime.torch import errors as torch_errors
 from autograph.runtime.torch.aliasing import LEAVES_DEPTH, PACKAGE, named_elsewhere
 
 __all__ = ["BodyRun", "ExportTrace", "current", "stage_cond", "stage_loop"]
@@ -190,7 +190,7 @@ def _call(backend, statement, fn, values, mutated, operands):
         outside = [(o, o._version) for o in operands if nested and not builtins.any(o is v for v in values)]
         result = fn(*values)
     if builtins.any(o._version != version for o, version in outside):
-        raise serrors.outside_changed_in_place(statement.what, statement.loc)
+        raise torch_errors.outside_changed_in_place(statement.what, statement.loc)
     changed = {i for i, (v, version) in enumerate(zip(values, versions, strict=True))
                if version is not None and v._version != version}
     grew = not changed <= mutated

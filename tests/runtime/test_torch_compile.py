@@ -770,6 +770,7 @@ def nested_ifs(x):
     return s
 
 
+@pytest.mark.slow
 def test_deeply_nested_statements_under_the_default_recursion_limit():
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(1000)  # Python's default
