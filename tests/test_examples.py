@@ -57,9 +57,15 @@ def test_traced_function():
     assert 'digraph "newton_sqrt" {' in out
 
 
-@pytest.mark.parametrize("name", sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")))
-def test_every_example_runs(name):
-    run_example(name)
+# The examples, each run once by its test here, which reads what it prints
+# (a subprocess each: importing torch or jax costs seconds, and
+# torch_compile.py runs inductor).
+CHECKED = ("early_exit.py", "explicit_graph.py", "jax_jit.py", "square_if_positive.py", "torch_compile.py",
+           "torch_export.py", "traced_function.py")
+
+
+def test_every_example_has_a_test():
+    assert tuple(sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py"))) == CHECKED
 
 
 def test_jax_jit():

@@ -162,12 +162,14 @@ def _jax_check(source, filename, inputs, expected, timeout):
     return diffs
 
 
-def _torch_check(source, filename, inputs, timeout):
+def _torch_check(source, filename, inputs, timeout, budget=120.0):
     """`torch.compile(to_graph(f), fullgraph=True)` (dynamo's graph run as it
     is) and the program that non-strict `torch.export` gives, on float64
     tensors, against `f` run eagerly on them, with `np` in the source bound to
     tools/torch_numpy.py; returns (torch's errors, silent differences: results,
-    or the arguments changed otherwise)."""
+    or the arguments changed otherwise). Compiling (the first call) and
+    exporting may take `budget` seconds each: a program that takes longer
+    counts as an error of torch's."""
     import torch
 
     import autograph
@@ -195,7 +197,8 @@ def _torch_check(source, filename, inputs, timeout):
     errors, diffs = [], []
     for label, make in (("torch.compile", compiled), ("torch.export", exported)):
         try:
-            run = make()
+            with _time_limit(budget):
+                run = make()
         except Exception as e:  # noqa: BLE001
             errors.append(f"{label}: {_exc_text(e)}")
             continue
@@ -205,7 +208,7 @@ def _torch_check(source, filename, inputs, timeout):
             if exc is not None:
                 continue  # torch's semantics differ from numpy's here (the numpy run did not raise)
             # The first call compiles: dynamo's time, not the program's.
-            result, exc, after = _run(run, targs, timeout if k else max(timeout, 120.0))
+            result, exc, after = _run(run, targs, timeout if k else max(timeout, budget))
             if exc is not None:
                 errors.append(f"{label} f{_short(args, 200)}: {_exc_text(exc)}")
                 break
@@ -224,7 +227,7 @@ def _torch_check(source, filename, inputs, timeout):
     return errors, diffs
 
 
-def check_source(source, filename, inputs, timeout=5.0, use_jax=False, use_torch=False):
+def check_source(source, filename, inputs, timeout=5.0, use_jax=False, use_torch=False, torch_budget=120.0):
     """Runs `f` from `source` eagerly, converted and traced on `inputs`.
 
     Returns None when all agree, else a dict with `kind` ('mismatch',
@@ -297,7 +300,7 @@ def check_source(source, filename, inputs, timeout=5.0, use_jax=False, use_torch
         if d:
             return failure("jax", "jax", None, d)
     if use_torch:
-        errors, d = _torch_check(source, filename, inputs, timeout)
+        errors, d = _torch_check(source, filename, inputs, timeout, torch_budget)
         if d:
             return failure("torch-mismatch", "torch", None, d)
         if errors:
@@ -305,12 +308,13 @@ def check_source(source, filename, inputs, timeout=5.0, use_jax=False, use_torch
     return None
 
 
-def check_seed(seed, n_inputs=3, timeout=5.0, use_jax=False, exclude=(), use_torch=False):
-    """Generates program `seed` and checks it; returns None or a report dict."""
+def check_seed(seed, n_inputs=3, timeout=5.0, use_jax=False, exclude=(), use_torch=False, torch_budget=120.0):
+    """Generates program `seed` and checks it; returns None or a report dict.
+    With `use_torch`, compiling and exporting may take `torch_budget` seconds each."""
     source = generate(seed, exclude=exclude)
     inputs = inputs_for(seed, n_inputs)
     try:
-        report = check_source(source, f"<numeric-{seed}>", inputs, timeout, use_jax, use_torch)
+        report = check_source(source, f"<numeric-{seed}>", inputs, timeout, use_jax, use_torch, torch_budget)
     except Exception:  # noqa: BLE001 - a harness crash is reported, not hidden
         report = {"kind": "crash", "stage": "harness", "error": "harness",
                   "diffs": [traceback.format_exc()]}
