@@ -91,6 +91,28 @@ class Spec:
 signature_cache.SPEC_TYPES.add(Spec)   # a Spec argument is keyed as the array it describes
 
 
+def _specs(input_signature, function):
+    """`input_signature` as a list of Spec, one per argument of `function`: a
+    Spec, or a (shape, dtype) or (shape,) tuple."""
+    name = getattr(function, "__name__", "the function")
+    if isinstance(input_signature, Spec):
+        raise TypeError(f"input_signature of {name} is one Spec; it is a list with one Spec per argument: "
+                        f"write input_signature=[{input_signature!r}]")
+    if not isinstance(input_signature, (list, tuple)):
+        raise TypeError(f"input_signature of {name} must be a list with one Spec per argument "
+                        f"(input_signature=[Spec((3,)), Spec((), 'int64')]), got {input_signature!r}")
+    specs = []
+    for k, s in enumerate(input_signature):
+        if isinstance(s, Spec):
+            specs.append(s)
+        elif isinstance(s, (list, tuple)) and 1 <= len(s) <= 2:
+            specs.append(Spec(*s))
+        else:
+            raise TypeError(f"input_signature of {name}: argument {k} is described by {s!r}; write "
+                            "Spec(shape, dtype), such as Spec((3,)) or Spec((None, 2), 'float32')")
+    return specs
+
+
 # py_function
 
 def py_function(fn, args, result_spec):
@@ -426,8 +448,7 @@ class TracedFunction:
                  **conversion):
         self.python_function = python_function
         self._conversion = conversion  # to_graph's strict, include, exclude
-        self.input_signature = None if input_signature is None else [
-            s if isinstance(s, Spec) else Spec(*s) for s in input_signature]
+        self.input_signature = None if input_signature is None else _specs(input_signature, python_function)
         self.autograph = autograph
         self.reduce_retracing = reduce_retracing
         self._converted = None

@@ -426,3 +426,24 @@ def test_tracing_errors_name_the_statements_first_line(fn, statement):
     with pytest.raises(Exception) as info:
         function(fn)(np.float64(2.0))
     assert f"({__file__}:{line})" in str(info.value)
+
+
+def test_an_input_signature_of_one_spec_says_to_write_a_list():
+    with pytest.raises(TypeError, match=r"input_signature of dot_loop is one Spec; it is a list with one Spec per "
+                                        r"argument: write input_signature=\[Spec\(\(3,\), 'float64'\)\]"):
+        function(dot_loop, input_signature=Spec((3,)))
+
+
+@pytest.mark.parametrize("signature, says", [
+    (Spec, r"must be a list with one Spec per argument"),
+    ([Spec((3,)), 3], r"argument 1 is described by 3; write Spec\(shape, dtype\)"),
+    ([(3,)], r"Spec: shape must be a tuple of dimensions .*write Spec\(\(3,\)\)"),
+])
+def test_a_wrong_input_signature_says_what_to_write(signature, says):
+    with pytest.raises(TypeError, match=says):
+        function(dot_loop, input_signature=signature)
+
+
+def test_an_input_signature_of_shape_tuples_is_a_list_of_specs():
+    f = function(dot_loop, input_signature=[((None,),), ((None,), "float64")])
+    assert f.input_signature == [Spec((None,)), Spec((None,))]

@@ -291,7 +291,8 @@ class _Codegen:
                 head = ([regs[k]], f"for \x01{regs[k]}\x02 in {self.bind(range, 'range')}({bounds}):")
             test_stmts = self.block(test, skip=(form.cmp, form.conj))
             flag = None if form.more is None else self.render(form.more)
-            self.skip.add(form.inc.id)
+            if not form.inc_read:
+                self.skip.add(form.inc.id)
         body_stmts = self.block(body)
         # Copies into loop variables first (weight +1), then those of branches.
         body_stmts.append(("move", [regs[i] for i in keep],

@@ -110,8 +110,14 @@ def for_form(node, used):
             arrays.add(n.args[0])
         else:
             other = True
+    # Whether the body reads `i + step` itself (`x[i:i + 1]`): then the `for`
+    # computes it too; otherwise the `for` replaces it.
+    stepped = inc.outputs[0]
+    inc_read = any(v is stepped for n in body.walk() if n is not inc for v in n.inputs()) \
+        or any(v is stepped for n in body.walk() for b in n.blocks for v in b.outputs) \
+        or any(out is stepped for j, out in enumerate(body.outputs) if j != k)
     start = node.args[k]
-    fields = dict(index=k, cmp=cmp, conj=conj, more=more, inc=inc, start=start, stop=stop,
+    fields = dict(index=k, cmp=cmp, conj=conj, more=more, inc=inc, inc_read=inc_read, start=start, stop=stop,
                   step=step, items=[], array=None)
     if len(arrays) == 1 and step == 1 and _const_value(start) == 0 and type(_const_value(start)) is int:
         (x,) = arrays

@@ -7,6 +7,7 @@ import pytest
 from autograph.runtime import tracer
 from autograph.runtime.tracer import inplace, passes
 
+import autograph
 from autograph.traced_function import function
 
 
@@ -501,3 +502,33 @@ def test_run_time_error_of_an_explicit_graph_names_the_line():
     with pytest.raises(IndexError) as info:
         g.run(y, {x: [1.0, 2.0], i: 2})
     assert f"{__file__}:{_line_of('# explicit graph: the failing op')}" in info.value.__notes__[0]
+
+
+def grow_until(x, n):
+    # Issue 33: the compiled loop dropped `i + 1` (the counter's step, which
+    # the `for` replaced) that the slice reads: NameError: name 'v9'.
+    v = x[:1]
+    if n > 0:
+        for i in range(n):
+            autograph.set_loop_options(shape_invariants=[(v, (None,))])
+            v = np.concatenate([v, x[i:i + 1] * 2])
+            if i > 1:
+                break
+    return v
+
+
+def windows(x, n):
+    total = 0.0
+    for i in range(n):
+        total = total + x[i:i + 2].sum() * (i + 1)
+    return total
+
+
+@pytest.mark.parametrize("f, argsets", [
+    (grow_until, [(np.arange(5.0), np.int64(4)), (np.arange(5.0), np.int64(2)), (np.arange(5.0), np.int64(0))]),
+    (windows, [(np.arange(6.0), np.int64(4)), (np.arange(6.0), np.int64(0))]),
+])
+def test_a_counted_loop_whose_body_reads_the_next_counter(f, argsets):
+    traced = autograph.function(f)
+    for args in argsets:
+        np.testing.assert_array_equal(traced(*args), f(*(a.item() if a.ndim == 0 else a for a in args)))
