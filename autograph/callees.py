@@ -9,6 +9,7 @@ modules in `exclude` run as they are; `include` opts library modules in.
 Importing this module installs the policy in the runtime and the pipeline.
 """
 
+import functools
 import sys
 import sysconfig
 import types
@@ -85,6 +86,11 @@ def _converted_callee(f, options=conversion.DEFAULT):
                 _fell_back(f, error, options, runtime_errors.user_location(2))
                 logs.log(1, "calling %s unconverted: %s", _describe(f), error)
         elif reason:
+            arguments = runtime.backends.function_arguments(f)
+            if arguments is not None:  # jax.grad(f): f is converted, jax.grad is not
+                result = _converting_arguments(f, arguments, options)
+                conversion.remember(f, result, options)
+                return result
             runtime_errors.note_unconverted(f.__code__, reason)
         conversion.remember(f, f, options)
         return f
@@ -93,6 +99,27 @@ def _converted_callee(f, options=conversion.DEFAULT):
         return f
     converted = _converted_callee(function, options)
     return f if converted is function else rebuild(converted)
+
+
+def _converting_arguments(f, arguments, options):
+    """`f`, a library function that takes the user's functions (a backend's
+    `function_arguments`: jax.grad, lax.cond, ...), calling it with those
+    converted (and each of a list of them, as lax.switch takes)."""
+    def convert(value):
+        if type(value) in (list, tuple):
+            return type(value)(convert(v) for v in value)
+        return _converted_callee(value, options) if callable(value) else value
+
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        args = list(args)
+        for position, keyword in arguments:
+            if position < len(args):
+                args[position] = convert(args[position])
+            elif keyword in kwargs:
+                kwargs[keyword] = convert(kwargs[keyword])
+        return f(*args, **kwargs)
+    return call
 
 
 runtime.set_converter(_converted_callee)

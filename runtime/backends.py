@@ -26,7 +26,7 @@ symbolic value: implement at least `cond` and `while_loop`.
 import builtins
 
 __all__ = ["FROM_FIRST", "Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any",
-           "prepare_backends", "unchanged"]
+           "function_arguments", "prepare_backends", "unchanged"]
 
 
 def unchanged(state, count):
@@ -160,6 +160,13 @@ class Backend:
         `if` or loop), as this backend tells it apart (see `augmented`)."""
         return value
 
+    def function_arguments(self, f):
+        """For `f`, a library function that takes the user's functions to
+        call or trace (`jax.grad`, `lax.cond`), ((position, keyword), ...)
+        of those arguments: converted code converts them before the call, as
+        it converts the functions it calls itself. None for another `f`."""
+        return None
+
     def stack(self, values, axis):
         """`np.stack(values, axis=axis)` as this backend's array, where some
         element of the list `values` is an array of its library (a concrete
@@ -226,6 +233,15 @@ def prepare_backends():
 def registered():
     """The registered backends, the one consulted first first."""
     return tuple(_backends)
+
+
+def function_arguments(f):
+    """The first registered backend's `function_arguments(f)`, or None."""
+    for backend in _backends:
+        found = backend.function_arguments(f)
+        if found is not None:
+            return found
+    return None
 
 
 def claim(backend, types):

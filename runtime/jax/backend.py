@@ -18,6 +18,7 @@ __all__ = ["JaxBackend"]
 # The modules that import jax, bound by `_load` once jax is imported.
 jax = jnp = compat = cond = loops = values = None
 _BUILTINS = {}
+_TRANSFORMS = {}
 
 
 def _load(backend):
@@ -34,6 +35,7 @@ def _load(backend):
     from autograph.runtime.jax import values as values_module
     compat_module.check_version()
     _BUILTINS.update(jax_builtins.overrides(backend.describe))
+    _TRANSFORMS.update(jax_builtins.transforms())
     jax, jnp, compat, cond, loops, values = (jax_module, jnp_module, compat_module, cond_module, loops_module,
                                              values_module)
 
@@ -161,6 +163,12 @@ class JaxBackend(staging.StagingBackend):
                 return target
             target = jnp.asarray(target)   # `out = np.zeros(3)`, then `out[i] = traced`
         return target.at[index].set(value)
+
+    def function_arguments(self, f):
+        if "jax" not in sys.modules:
+            return None
+        _load(self)
+        return _TRANSFORMS.get(f)
 
     def stack(self, values, axis):
         if "jax" not in sys.modules:

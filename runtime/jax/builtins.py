@@ -11,7 +11,7 @@ from autograph.runtime.jax import values
 from autograph.runtime.jax.loops import JaxRange, JaxZip
 from jax import lax
 
-__all__ = ["overrides"]
+__all__ = ["overrides", "transforms"]
 
 
 def _range(describe):
@@ -118,3 +118,21 @@ def overrides(describe):
         builtins.any: _reduce(builtins.any, "any"),
         builtins.all: _reduce(builtins.all, "all"),
     }
+
+
+def transforms():
+    """The jax functions that take the user's functions to trace, by the
+    ((position, keyword), ...) of those arguments (lax.switch's is a list)."""
+    import jax
+    fun = ((0, "fun"),)
+    table = {f: fun for f in (jax.grad, jax.value_and_grad, jax.jacfwd, jax.jacrev, jax.hessian, jax.vmap, jax.jit,
+                              jax.checkpoint, jax.pmap, jax.linearize, jax.vjp, jax.jvp)}
+    table.update({
+        lax.cond: ((1, "true_fun"), (2, "false_fun")),
+        lax.switch: ((1, "branches"),),
+        lax.while_loop: ((0, "cond_fun"), (1, "body_fun")),
+        lax.fori_loop: ((2, "body_fun"),),
+        lax.scan: ((0, "f"),),
+        lax.map: ((0, "f"),),
+    })
+    return table

@@ -70,6 +70,7 @@ def test_each_dynamo_graph_has_its_own_state():
 # Module-level values that are not trace state: caches and tables filled once.
 _ALLOWED = {
     ("autograph.runtime.jax.backend", "_BUILTINS"),  # the builtin overrides, once jax is loaded
+    ("autograph.runtime.jax.backend", "_TRANSFORMS"),  # jax.grad, lax.cond, ...: once jax is loaded
     ("autograph.runtime.jax.cond", "_INEXACT"),  # a cache of a dtype property
     ("autograph.runtime.torch.backend", "_BUILTINS"),  # the builtin overrides, once torch is loaded
     ("autograph.runtime.torch.dynamo_hooks", "_held"),  # callees converted for dynamo, read by name
