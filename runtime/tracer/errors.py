@@ -5,6 +5,7 @@ control flow; they live in `autograph.runtime.errors` and are importable
 from here too."""
 
 import linecache
+import types
 
 from autograph.runtime.errors import (
     BranchMismatchError,
@@ -65,3 +66,35 @@ def add_traced_line(error, graph_name, filename, source, where):
     text = linecache.getline(file, line_number).strip()
     error.add_note(f"autograph: raised by the op {node.name!r} of graph {graph_name!r}, traced at "
                    f"{file}:{line_number}" + (f": {text}" if text else ""))
+    _end_at(error, file, line_number, graph_name)
+
+
+def _end_at(error, file, line_number, name):
+    """Makes `file`:`line_number` (the user's line that traced the op that
+    raised) the innermost frame of `error`'s traceback, as the frame of a
+    function called `name`: tools that show the innermost frame (a
+    debugger, an editor, pytest) show the user's line, not the graph's. The
+    frame is `_raise`'s, its code moved to that file and line."""
+    code = _RAISE.replace(co_filename=file, co_name=name, co_firstlineno=max(1, line_number - _RAISE_OFFSET))
+    if hasattr(code, "co_qualname"):
+        code = code.replace(co_qualname=name)
+    kept = error.__traceback__
+    try:
+        types.FunctionType(code, {})(error)
+    except BaseException as raised:  # noqa: BLE001 - `error` itself, raised at the user's line
+        frame_tb = raised.__traceback__.tb_next  # the frame of `code`, under this one
+    error.__traceback__ = kept
+    if frame_tb is None or kept is None:
+        return
+    last = kept
+    while last.tb_next is not None:
+        last = last.tb_next
+    last.tb_next = types.TracebackType(None, frame_tb.tb_frame, frame_tb.tb_lasti, line_number)
+
+
+def _raise(error):
+    raise error
+
+
+_RAISE = _raise.__code__
+_RAISE_OFFSET = max(line for _, _, line in _RAISE.co_lines() if line is not None) - _RAISE.co_firstlineno

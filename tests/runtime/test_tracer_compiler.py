@@ -532,3 +532,24 @@ def test_a_counted_loop_whose_body_reads_the_next_counter(f, argsets):
     traced = autograph.function(f)
     for args in argsets:
         np.testing.assert_array_equal(traced(*args), f(*(a.item() if a.ndim == 0 else a for a in args)))
+
+
+def gather_sum(x, idx):
+    s = 0.0
+    for i in idx:
+        s += x[i]
+    return s
+
+
+def test_an_error_while_the_graph_runs_ends_at_the_users_line():
+    import traceback
+    f = autograph.function(gather_sum)
+    with pytest.raises(IndexError) as info:
+        f(np.arange(3.0), np.array([0, 1, 3]))
+    innermost = traceback.extract_tb(info.value.__traceback__)[-1]
+    line = gather_sum.__code__.co_firstlineno + 3
+    assert (innermost.filename, innermost.lineno, innermost.name) == (__file__, line, "gather_sum")
+    assert innermost.line == "s += x[i]"
+    assert f"raised by the op 'getitem' of graph 'gather_sum', traced at {__file__}:{line}: s += x[i]" \
+        in info.value.__notes__[-1]
+    np.testing.assert_array_equal(f(np.arange(3.0), np.array([0, 2])), gather_sum(np.arange(3.0), [0, 2]))
