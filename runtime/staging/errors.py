@@ -5,11 +5,11 @@ to do. Branch and loop rules raise only what these functions build."""
 
 import types
 
-from autograph.runtime.errors import BranchMismatchError, LoopStateError, UndefinedOutputError
+from autograph.runtime.errors import BranchMismatchError, LoopStateError, TracingError, UndefinedOutputError
 
 __all__ = [
     "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
-    "defined_in_loop", "list_changed", "list_unbounded", "loop_does_not_settle", "loop_python_change",
+    "defined_in_loop", "global_rebound", "list_changed", "list_unbounded", "loop_does_not_settle", "loop_python_change",
     "loop_structure", "loop_type_change", "number_out_of_range", "one_branch", "returned_in_loop", "shape_invariants",
     "show",
 ]
@@ -143,6 +143,14 @@ def list_changed(name, what, loc):
         "to it (pop, insert, remove, del or an item set): inside a traced loop a list can only be "
         "appended to, or have items set without changing its length; build a new list after the "
         "loop instead")
+
+
+def global_rebound(name, module, what, loc):
+    return TracingError(
+        f"{what} ({loc}) rebinds the global variable '{name}' of module {module!r}: a staged statement "
+        "runs its branches (or its body once) while tracing, so the change would happen once, while "
+        "tracing, not where and each time the program runs. Return the new value from the function instead "
+        f"(or keep it in a variable or an argument), or keep '{name}' out of traced code")
 
 
 def shape_invariants(what, loc, why):

@@ -39,6 +39,7 @@ Nothing of this runs for Python values: it is for staged statements only.
 """
 
 import contextlib
+import dis
 import types
 import weakref
 
@@ -186,6 +187,7 @@ class Recorded:
         self.order = []
         self.large = []       # (array, name): writeable arrays too large to copy, made read-only while blocks run
         self.names = []       # (namespace, name, value): the globals (and user modules' attributes) named
+        self.stored = []      # (namespace, name, value or _MISSING): the globals that the functions bind
         pending = []
         seen_cells, seen_functions = set(), {id(fn) for fn in skip}   # `skip`: functions not followed
         # The block's functions, and the user functions they can call
@@ -210,6 +212,8 @@ class Recorded:
                 if name in fn.__globals__:
                     found.append((name, fn.__globals__[name]))
                     self.names.append((fn.__globals__, name, fn.__globals__[name]))
+            for name in _stored_globals(code):
+                self.stored.append((fn.__globals__, name, fn.__globals__.get(name, _MISSING)))
             found.extend(_module_attributes(found, names, self.names))
             for name, value in found:
                 if type(value) is types.MethodType:
@@ -224,7 +228,7 @@ class Recorded:
         self._walk(pending)
 
     def __bool__(self):
-        return bool(self.cells or self.containers or self.large)
+        return bool(self.cells or self.containers or self.large or self.stored)
 
     def _walk(self, pending):
         pending.reverse()
@@ -322,10 +326,25 @@ class Recorded:
                     found.append(Place(kind, obj, k, label))
         return found
 
+    def refuse_rebound_globals(self, what, where):
+        """Refuses a block that rebinds a global variable (`global g; g =
+        1`): the change would happen once, while tracing, whichever way the
+        program then goes."""
+        for namespace, name, before in self.stored:
+            if namespace.get(name, _MISSING) is not before:
+                self.restore()
+                raise errors.global_rebound(name, namespace.get("__name__", "?"), what, where)
+
     def restore(self):
         for cell, _, before in self.cells:
             if _cell_get(cell) is not before:
                 _cell_set(cell, before)
+        for namespace, name, before in self.stored:
+            if namespace.get(name, _MISSING) is not before:
+                if before is _MISSING:
+                    namespace.pop(name, None)
+                else:
+                    namespace[name] = before
         for key in self.order:
             kind, obj, _, snapshot = self.containers[key]
             if kind == "list":
@@ -483,6 +502,18 @@ def _global_names(code):
     return _NAMES_OF[code]
 
 
+_STORED_OF = weakref.WeakKeyDictionary()  # code -> the global names it and the code nested in it bind
+_STORES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
+
+
+def _stored_globals(code):
+    if code not in _STORED_OF:
+        nested = [n for c in code.co_consts if isinstance(c, types.CodeType) for n in _stored_globals(c)]
+        _STORED_OF[code] = frozenset(
+            [i.argval for i in dis.get_instructions(code) if i.opname in _STORES] + nested)
+    return _STORED_OF[code]
+
+
 def _module_attributes(found, names, bound):
     """(`module.name`, value) for the user modules in `found` and the names
     the code uses as attributes (`config.weights`): what another module's
@@ -565,6 +596,7 @@ def cond(stage, pred, true_fn, false_fn, operands, names):
                         if not lists.is_accumulating(holder):
                             lists.grown_in_one_branch(recorded.containers[id(holder)], holder, lengths[id(holder)],
                                                       where)
+                    recorded.refuse_rebound_globals("a staged `if`", where)
                     if _merge_found(found, recorded.changed()):
                         raise More
                     values = tuple(recorded.get(p) for p in carried)
@@ -662,6 +694,7 @@ def loop(stage, test, body, state, names, for_item=False, backend=None, what=Non
                     raise More
                 result = tuple(Ref(v) if k in by_ref else v for k, v in enumerate(result))
                 written = tuple(v for acc in accs for v in acc.leave())
+                recorded.refuse_rebound_globals(what, where)
                 changed = [p for p in recorded.changed()
                            if p.key not in {c.key for c in carried} and id(p.holder) not in accumulated]
                 if lists.accumulate(recorded.containers, changed, accumulated, backend, what, where):
