@@ -72,7 +72,11 @@ class Spec:
                                      "write None for an unknown dimension")
             dims.append(d)
         self.shape = tuple(dims)
-        self.dtype = np.dtype(dtype)
+        try:
+            self.dtype = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"Spec: dtype {dtype!r} is not a numpy dtype; write one such as 'float64', "
+                            "'float32', 'int64' or 'bool'") from None
 
     def __repr__(self):
         return f"Spec({self.shape}, {self.dtype.name!r})"
@@ -705,5 +709,10 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
     (see `autograph.to_graph`)."""
     conversion = {"strict": strict, "include": include, "exclude": exclude}
     if func is None:
-        return lambda f: TracedFunction(f, input_signature, autograph, reduce_retracing, **conversion)
+        return lambda f: function(f, input_signature=input_signature, autograph=autograph,
+                                  reduce_retracing=reduce_retracing, **conversion)
+    if not callable(func):
+        raise TypeError(f"autograph.function takes the function to trace, got {func!r}: write "
+                        "autograph.function(f), or decorate f with @autograph.function or "
+                        "@autograph.function(input_signature=[...])")
     return TracedFunction(func, input_signature, autograph, reduce_retracing, **conversion)

@@ -447,3 +447,16 @@ def test_a_wrong_input_signature_says_what_to_write(signature, says):
 def test_an_input_signature_of_shape_tuples_is_a_list_of_specs():
     f = function(dot_loop, input_signature=[((None,),), ((None,), "float64")])
     assert f.input_signature == [Spec((None,)), Spec((None,))]
+
+
+def test_function_of_something_not_callable_says_what_to_write():
+    with pytest.raises(TypeError, match=r"autograph.function takes the function to trace, got 3: write "
+                                        r"autograph.function\(f\)"):
+        function(3)
+    with pytest.raises(TypeError, match=r"got \[Spec\(\(3,\), 'float64'\)\]"):
+        function([Spec((3,))])
+
+
+def test_spec_of_an_unknown_dtype_says_what_to_write():
+    with pytest.raises(TypeError, match=r"Spec: dtype 'floatz' is not a numpy dtype; write one such as 'float64'"):
+        Spec((3,), "floatz")
