@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES = shutil.ignore_patterns("__pycache__", "*.pyc")
 
@@ -37,17 +39,13 @@ def test_import_contracts_are_kept(tmp_path):
     assert "5 kept, 0 broken" in result.stdout, result.stdout[-4000:]
 
 
-def test_a_framework_imported_by_the_core_breaks_a_contract(tmp_path):
+@pytest.mark.parametrize("module, imports, broken", [
+    ("staging/framework.py", "torch", "autograph.runtime.staging.framework -> torch"),
+    ("jax/other.py", "autograph.runtime.tracer", "autograph.runtime.jax.other -> autograph.runtime.tracer"),
+], ids=["a framework imported by the core", "a backend importing another"])
+def test_a_broken_layer_breaks_a_contract(tmp_path, module, imports, broken):
     layout = _installed_layout(tmp_path)
-    (layout / "autograph" / "runtime" / "staging" / "framework.py").write_text("import torch\n")
+    (layout / "autograph" / "runtime" / module).write_text(f"import {imports}\n")
     result = _lint(layout)
     assert result.returncode != 0
-    assert "autograph.runtime.staging.framework -> torch" in result.stdout
-
-
-def test_a_backend_importing_another_breaks_a_contract(tmp_path):
-    layout = _installed_layout(tmp_path)
-    (layout / "autograph" / "runtime" / "jax" / "other.py").write_text("import autograph.runtime.tracer\n")
-    result = _lint(layout)
-    assert result.returncode != 0
-    assert "autograph.runtime.jax.other -> autograph.runtime.tracer" in result.stdout
+    assert broken in result.stdout

@@ -329,10 +329,9 @@ class Recorded:
     def refuse_rebound_globals(self, what, where):
         """Refuses a block that rebinds a global variable (`global g; g =
         1`): the change would happen once, while tracing, whichever way the
-        program then goes."""
+        program then goes. (The caller restores the places, the global too.)"""
         for namespace, name, before in self.stored:
             if namespace.get(name, _MISSING) is not before:
-                self.restore()
                 raise errors.global_rebound(name, namespace.get("__name__", "?"), what, where)
 
     def restore(self):

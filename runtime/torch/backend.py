@@ -27,7 +27,7 @@ torch = pytree = _torch_cond = _torch_while_loop = _torch_full = _Tensor = None
 _BUILTINS = {}
 
 
-def _load(backend):
+def _load():
     global torch, pytree, _torch_cond, _torch_while_loop, _torch_full, _Tensor
     if torch is None:
         compat.load()
@@ -112,7 +112,7 @@ class TorchBackend(staging.StagingBackend):
 
     def __init__(self):
         if "torch" in sys.modules:
-            _load(self)
+            _load()
 
     def tracks_places(self):
         # Under torch.compile dynamo follows the Python side effects of the
@@ -124,7 +124,7 @@ class TorchBackend(staging.StagingBackend):
             return True
         if "torch" not in sys.modules:
             return False
-        _load(self)
+        _load()
         if issubclass(cls, torch.Tensor) or cls in compat.SYMBOLIC:
             if not torch.compiler.is_dynamo_compiling():
                 _prime(self)
@@ -133,7 +133,7 @@ class TorchBackend(staging.StagingBackend):
 
     def prepare(self):
         if "torch" in sys.modules:
-            _load(self)
+            _load()
             _prime(self)
 
     # What dynamo traces on every staged statement is written as methods:
@@ -172,12 +172,12 @@ class TorchBackend(staging.StagingBackend):
     def in_body(self):
         """True while torch traces a cond or while_loop body (or dynamo a
         probe of one)."""
-        return self.dynamo_in_body() if self.compiling() else export.current().depth > 0
+        return self.dynamo_in_body() if self.compiling() else export.depth() > 0
 
     def export_bodies(self):
         """The numbers of the bodies that torch.export's non-strict mode
         traces now, outermost first (export.py)."""
-        return export.current().bodies
+        return export.bodies()
 
     def is_traced(self, x):
         """True for a tensor whose value is unknown while tracing (dynamo knows
@@ -364,7 +364,7 @@ class TorchBackend(staging.StagingBackend):
         end = "\n" if end is None else end
         # torch's print operator fails export's checks inside a cond or
         # while_loop body; there the print runs once, while tracing.
-        if kwargs or not end.endswith("\n") or not self.compiling() and export.current().depth \
+        if kwargs or not end.endswith("\n") or not self.compiling() and export.depth() \
                 or not builtins.any(self.is_traced(a) for a in args):
             return builtins.print(*args, sep=sep, end=end, **kwargs)
         compat.print_op(_template(args, sep, end), *[a for a in args if isinstance(a, torch.Tensor)])
@@ -382,7 +382,7 @@ class TorchBackend(staging.StagingBackend):
     def stack(self, values, axis):
         if "torch" not in sys.modules:
             return NotImplemented
-        _load(self)
+        _load()
         if not builtins.any(isinstance(v, torch.Tensor) for v in values):
             return NotImplemented
         return torch.stack([v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for v in values], dim=axis)

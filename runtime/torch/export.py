@@ -15,7 +15,7 @@ a body to modify its inputs.
 
 What the backend remembers while it traces a statement's bodies is one
 `ExportTrace`, made when the outermost staged statement starts and dropped
-when it ends (`current()`).
+when it ends (`depth()` and `bodies()` read it).
 """
 
 import builtins
@@ -30,7 +30,7 @@ from autograph.runtime.torch import compat, numbers
 from autograph.runtime.torch import errors as torch_errors
 from autograph.runtime.torch.aliasing import LEAVES_DEPTH, PACKAGE, named_elsewhere
 
-__all__ = ["BodyRun", "ExportTrace", "current", "stage_cond", "stage_loop"]
+__all__ = ["BodyRun", "ExportTrace", "bodies", "depth", "stage_cond", "stage_loop"]
 
 
 class ExportTrace:
@@ -47,11 +47,23 @@ class ExportTrace:
 _TRACE = contextvars.ContextVar("autograph_torch_export_trace", default=None)
 
 
-def current():
-    """The `ExportTrace` of the statement being staged; outside one, an
-    empty one (no body is traced)."""
+def depth():
+    """How many bodies are being traced (0 outside a staged statement)."""
     state = _TRACE.get()
-    return ExportTrace() if state is None else state
+    return 0 if state is None else state.depth
+
+
+def bodies():
+    """The numbers of the bodies being traced, outermost first (none
+    outside a staged statement)."""
+    state = _TRACE.get()
+    return () if state is None else state.bodies
+
+
+def _current():
+    """The `ExportTrace` of the staged statement running now: what the
+    bodies that it traces read and change."""
+    return _TRACE.get()
 
 
 @contextlib.contextmanager
@@ -135,11 +147,11 @@ def _capture(backend, operands):
             return _on_numbers(backend, func, func(*args, **(kwargs or {})), args, kwargs)
 
         def __enter__(self):
-            current().depth += 1
+            _current().depth += 1
             return super().__enter__()
 
         def __exit__(self, *exc):
-            current().depth -= 1
+            _current().depth -= 1
             return super().__exit__(*exc)
 
     return Capture()
@@ -178,7 +190,7 @@ def _call(backend, statement, fn, values, mutated, operands):
     as one of `values` (`row = y[0]; row[0] = v`): torch loses that change
     there (it drops such a `cond`, which gives nothing, from the graph of
     the body around it); outside any body, torch keeps it."""
-    state = current()
+    state = _current()
     nested, originals = state.depth > 0, values
     with _capture(backend, operands), _body(state):
         values = [backend.copy(v) if i in mutated else v for i, v in enumerate(values)]
@@ -264,7 +276,7 @@ def _held(backend, t):
     unless the function gave it another name (docs/pytorch.md)."""
     if not isinstance(t, compat.torch.Tensor) or backend.is_number(t):
         return False
-    held = current().held_inputs
+    held = _current().held_inputs
     if held:  # in a body: its inputs that stand for such tensors
         return builtins.any(t is h for h in held[-1])
     node = numbers.node_of(t)
@@ -274,7 +286,7 @@ def _held(backend, t):
 @contextlib.contextmanager
 def _holding(tensors):
     """A body's inputs that stand for tensors that `_held` tells, while it is traced."""
-    held = current().held_inputs
+    held = _current().held_inputs
     held.append(tensors)
     try:
         yield

@@ -17,8 +17,7 @@ import autograph
 
 def depth_now():
     """10 per body being traced, 1 per body number held, while the branch is traced."""
-    state = export.current()
-    return 10 * state.depth + len(state.bodies)
+    return 10 * export.depth() + len(export.bodies())
 
 
 def branchy(x):
@@ -39,7 +38,7 @@ def test_export_state_lives_while_a_statement_is_staged():
     assert program.module()(torch.ones(2)).tolist() == [13.0, 13.0]  # traced in one body: 2 + 11
     assert program.module()(-torch.ones(2)).tolist() == [1.0, 1.0]
     assert export._TRACE.get() is None  # dropped when the statement ended
-    assert export.current().depth == 0 and export.current().bodies == []
+    assert export.depth() == 0 and export.bodies() == ()
 
 
 def doubled_or_negated(x):
