@@ -127,6 +127,13 @@ class Backend:
         if not test:
             raise AssertionError(msg_fn()) if msg_fn is not None else AssertionError
 
+    def check(self, ok, error):
+        """Raise `error` when the graph runs, where `ok`, one of this
+        backend's boolean values, is False: a `raise` in one branch of a
+        staged `if`. Returns NotImplemented where the backend cannot (the
+        default): the `if` is then refused while tracing."""
+        return NotImplemented
+
     def getitem(self, target, index):
         """`target[index]`, where `index` is (or holds) one of this backend's
         values: converted code's `x[i]` when `i` may be traced

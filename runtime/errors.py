@@ -5,6 +5,7 @@ so the innermost frame outside this package is the user's statement.
 """
 
 import contextlib
+import dis
 import sys
 import threading
 import types
@@ -177,6 +178,35 @@ def generated_construct(depth=1):
     if frame is None or not is_generated(frame.f_code):
         return None
     return "comprehension" if frame.f_code.co_name in _COMPREHENSIONS else "converted"
+
+
+_RAISE = dis.opmap["RAISE_VARARGS"]
+
+
+def raised_by_statement(error):
+    """True if a `raise` statement of converted code raised `error` (the
+    innermost frame of its traceback runs generated code and stopped at a
+    `raise`): the user's own error, not one that a library or the tracer
+    raised on a traced value."""
+    tb = error.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    return is_generated(code) and 0 <= tb.tb_lasti < len(code.co_code) and code.co_code[tb.tb_lasti] == _RAISE
+
+
+def fresh(error, message=None):
+    """A copy of exception `error` to raise again (each raise of one object
+    would add to its traceback), with its notes; with `message` as its only
+    argument if given (and its type takes one)."""
+    try:
+        copy = type(error)(*((message,) if message is not None else error.args))
+    except Exception:
+        return error.with_traceback(None)
+    copy.__dict__.update(error.__dict__)
+    return copy
 
 
 # Why code runs unconverted. The pipeline notes each function that converted

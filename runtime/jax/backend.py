@@ -11,6 +11,7 @@ import sys
 
 from autograph.runtime import staging
 from autograph.runtime.backends import FROM_FIRST, Backend
+from autograph.runtime.errors import fresh
 from autograph.runtime.staging import places
 
 __all__ = ["JaxBackend"]
@@ -148,12 +149,19 @@ class JaxBackend(staging.StagingBackend):
         concrete = values.concrete(test)
         if concrete is not None:
             return Backend.assert_(self, concrete, msg_fn)
-        message = msg_fn() if msg_fn is not None else None
+        return self.check(test, AssertionError(msg_fn()) if msg_fn is not None else AssertionError())
 
-        def check(ok):
+    def check(self, ok, error):
+        # jax shows the error's text, not its notes: the notes join the text
+        # (of an error shown as its message: not a KeyError, shown as a repr).
+        notes = getattr(error, "__notes__", None)
+        message = "\n".join([str(error)] + notes) if notes and type(error).__str__ is BaseException.__str__ \
+            else None
+
+        def run(ok):
             if not ok:
-                raise AssertionError(message) if message is not None else AssertionError
-        jax.debug.callback(check, jnp.all(test), ordered=True)
+                raise fresh(error, message)
+        jax.debug.callback(run, jnp.all(ok), ordered=True)
         return None
 
     def setitem(self, target, index, value):

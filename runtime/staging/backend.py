@@ -12,8 +12,8 @@ their types are, how to stage a `cond` and a loop, and which iterables a
 import reprlib
 import types
 
-from autograph.runtime.backends import Backend, backend_of
-from autograph.runtime.errors import TracingError, user_location
+from autograph.runtime.backends import Backend, backend_of, unchanged
+from autograph.runtime.errors import TracingError, raised_at, raised_by_statement, user_location
 from autograph.runtime.staging import errors, places
 from autograph.runtime.staging.branches import Branches
 from autograph.runtime.staging.lists import stack
@@ -222,10 +222,37 @@ class StagingBackend(Backend):
         known = self.concrete(pred)
         if known is not None:
             return Backend.cond(self, known, true_fn, false_fn, operands, names)
-        if not self.tracks_places():
-            return self._cond(pred, true_fn, false_fn, operands, names)
-        # What the branches change in place (places.py) is more outputs.
-        return places.cond(self._cond, pred, true_fn, false_fn, operands, names)
+        try:
+            if not self.tracks_places():
+                return self._cond(pred, true_fn, false_fn, operands, names)
+            # What the branches change in place (places.py) is more outputs.
+            return places.cond(self._cond, pred, true_fn, false_fn, operands, names)
+        except Exception as error:
+            k = _raising_branch(error, true_fn, false_fn)
+            if k is None:
+                raise
+            raised = error
+        return self._raise_in_branch(raised, k, pred, true_fn, false_fn, operands, names)
+
+    def _raise_in_branch(self, error, k, pred, true_fn, false_fn, operands, names):
+        """The `if` whose branch `k` raised `error` with a `raise` statement
+        while it was traced: Python raises it only where the condition takes
+        that branch, so the graph checks the condition when it runs and
+        raises it there (`check`), and the other branch runs here, as the
+        statement's only way on."""
+        loc, where = self.location(), raised_at(error) or "<unknown>"
+        what = f"an `if` whose condition is {self.traced}"
+        branch = ("branch taken where the condition is true", "branch taken where it is false")[k]
+        pred = self.predicate(pred, what, loc)
+        ok = self.logical_not(pred) if k == 0 else pred
+        if hasattr(error, "add_note"):  # Python 3.11
+            error.add_note(f"autograph: raised at {where} where the condition of the `if` at {loc} is "
+                           f"{('true', 'false')[k]}: that `if` is staged, so the graph checks its condition and "
+                           "raises this when it runs, past any `try` around the `if` in the traced function")
+        if self.check(ok, error) is NotImplemented:
+            raise errors.raised_in_branch(error, branch, where, what, loc) from error
+        other = (false_fn, true_fn)[k]
+        return unchanged(operands, len(names)) if other is None else other(*operands)
 
     def tracks_places(self):
         """Whether staged blocks carry what they change in place (places.py).
@@ -353,3 +380,18 @@ def _value(value):
         return value
     left.trivial = True
     return left
+
+
+def _raising_branch(error, true_fn, false_fn):
+    """0 or 1 if a `raise` statement of converted code raised `error` inside
+    `true_fn` or `false_fn` (a branch of the `if` being staged), else None."""
+    if not raised_by_statement(error):
+        return None
+    codes = tuple(getattr(fn, "__code__", None) for fn in (true_fn, false_fn))
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code is codes[0] or code is codes[1]:
+            return 0 if code is codes[0] else 1
+        tb = tb.tb_next
+    return None

@@ -11,7 +11,7 @@ __all__ = [
     "branch_python", "branch_structure", "branch_type", "branches_do_not_settle", "cannot_enter",
     "defined_in_loop", "global_rebound", "list_changed", "list_unbounded", "loop_does_not_settle", "loop_python_change",
     "loop_structure", "loop_type_change", "number_out_of_range", "one_branch", "returned_in_loop", "shape_invariants",
-    "show",
+    "raised_in_branch", "show",
 ]
 
 
@@ -33,6 +33,14 @@ def show(value):
 
 
 # Branches ---------------------------------------------------------------------
+
+def raised_in_branch(error, branch, where, what, loc):
+    return TracingError(
+        f"the {branch} of {what} ({loc}) raises {type(error).__name__}({show(str(error))}) at {where}: "
+        "this backend cannot stage an error that the program raises on one way only, so it would be "
+        "raised whichever way the condition goes. Check the condition where it is a Python value "
+        "(before tracing, or on the inputs' shapes), or return a flag instead of raising")
+
 
 def branch_structure(name, true_value, false_value, what, loc):
     return BranchMismatchError(

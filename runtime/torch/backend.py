@@ -379,6 +379,11 @@ class TorchBackend(staging.StagingBackend):
         compat.assert_async(self.predicate(test, "an `assert`", loc), str(message))
         return None
 
+    def check(self, ok, error):
+        # torch's run-time check raises a RuntimeError: its message names the error.
+        compat.assert_async(ok, f"{type(error).__name__}: {error}")
+        return None
+
     def stack(self, values, axis):
         if "torch" not in sys.modules:
             return NotImplemented

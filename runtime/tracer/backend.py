@@ -5,6 +5,7 @@ import operator
 
 import numpy as np
 from autograph.runtime import staging
+from autograph.runtime.errors import fresh
 from autograph.runtime.staging import StagingBackend
 from autograph.runtime.tracer import context, control_flow, numpy_api
 from autograph.runtime.tracer.symbolic import SymbolicArray, SymbolicRange, SymbolicZip
@@ -14,11 +15,9 @@ __all__ = ["TracerBackend"]
 _NUMBERS = (bool, int, float, complex)
 
 
-def _check_assert(test, message):
-    if not test:
-        if message is None:
-            raise AssertionError
-        raise AssertionError(message)
+def _check(ok, error):
+    if not ok:
+        raise fresh(error)
 
 
 def _range_len(start, stop, step):
@@ -90,8 +89,11 @@ class TracerBackend(StagingBackend):
         context.emit("op", "print", builtins.print, args, kwargs, [], effect=True)
 
     def assert_(self, test, msg_fn):
-        message = msg_fn() if msg_fn is not None else None
-        context.emit("op", "assert", _check_assert, (test, message), {}, [], effect=True)
+        self.check(test, AssertionError(msg_fn()) if msg_fn is not None else AssertionError())
+
+    def check(self, ok, error):
+        context.emit("op", "assert" if type(error) is AssertionError else "raise", _check, (ok, error), {}, [],
+                     effect=True)
 
     def setitem(self, target, index, value):
         return numpy_api.setitem(target, index, value)
