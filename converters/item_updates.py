@@ -12,7 +12,7 @@ For Python values `setitem` assigns in place and returns the same object,
 and `iadd` is `operator.iadd`, so the meaning is Python's. Only item targets
 whose object is a local name and whose index is made of names and
 constants (`i`, `-1`, `(i, j)`, or arithmetic of those: `i + 1`, `n % 3`;
-not a slice or a call) are rewritten, so that evaluation order is
+slices of those: `1:n`, `(i, ::2)`; not a call) are rewritten, so that evaluation order is
 unchanged; other targets stay as they are. (Python evaluates such an index
 after the value, the rewrite before it, and for `x[i + 1] += v` twice: the
 same number each time, unless an operand is an object of your own whose
@@ -44,7 +44,19 @@ def _simple(node):
         return _simple(node.left) and _simple(node.right)
     if isinstance(node, gast.Tuple):
         return all(_simple(e) for e in node.elts)
+    if isinstance(node, gast.Slice):
+        return all(part is None or _simple(part) for part in (node.lower, node.upper, node.step))
     return False
+
+
+def _index(node):
+    """An index as an argument: `a:b:c` as `slice(a, b, c)`."""
+    if isinstance(node, gast.Slice):
+        return builders.call(builders.name("slice"), *(part or builders.const(None)
+                                                        for part in (node.lower, node.upper, node.step)))
+    if isinstance(node, gast.Tuple):
+        return gast.Tuple(elts=[_index(e) for e in node.elts], ctx=gast.Load())
+    return node
 
 
 class _Transformer(base.Transformer):
@@ -54,7 +66,11 @@ class _Transformer(base.Transformer):
         return (isinstance(node, gast.Name) and node.id in scope.locals and node.id not in scope.captured)
 
     def _subscript(self, target):
+        # (A slice is written `slice(a, b, c)`: not where the function or its
+        # module binds the name `slice`.)
         return (isinstance(target, gast.Subscript) and self._local(target.value) and _simple(target.slice)
+                and not (("slice" in self.ctx.scope.locals or "slice" in (self.ctx.globals or ()))
+                         and any(isinstance(n, gast.Slice) for n in gast.walk(target.slice)))
                 and not any(isinstance(n, gast.Name) and n.id in self.ctx.scope.captured
                             for n in gast.walk(target.slice)))
 
@@ -69,7 +85,7 @@ class _Transformer(base.Transformer):
     def _setitem(self, target, value):
         obj = target.value.id
         return builders.assign(builders.store(obj), builders.call(
-            builders.attr(self.ctx.ag, "setitem"), builders.name(obj), self._load(target.slice), value))
+            builders.attr(self.ctx.ag, "setitem"), builders.name(obj), _index(self._load(target.slice)), value))
 
     def visit_Assign(self, node):
         if len(node.targets) == 1 and self._subscript(node.targets[0]) and deferrable(node.value):

@@ -40,7 +40,7 @@ RUNTIME_ATTRIBUTES = set(autograph.runtime.__all__)
 # Builtins generated code may use: `try: x / except NameError:` for a variable
 # that may be bound, `x: object` for a cell that only body functions set, and
 # `except BaseException:` that abandons a jump when a `with` swallows an exception.
-GENERATED_BUILTINS = {"NameError", "object", "BaseException"}
+GENERATED_BUILTINS = {"NameError", "object", "BaseException", "slice"}
 # Findings that generated code has and the original has not, accepted with
 # a reason. A local whose every binding is dead code and that a nested
 # function reads stays a local of the function through `w: object`, which

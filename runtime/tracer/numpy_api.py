@@ -293,9 +293,22 @@ def setitem(target, index, value):
             return target
         if not target.flags.writeable:
             raise ValueError("assignment destination is read-only")
-        return context.emit_call("setitem", inplace.setitem_impl, (target, index, value))
+        return _setitem(target, index, value)
     if target.weak:
         raise TypeError("a Python scalar does not support item assignment")
+    return _setitem(target, index, value)
+
+
+def _setitem(target, index, value):
+    # Where the index holds a symbolic bound (`x[0:n] = v`), which part of
+    # the target it selects, and so the value's shape that fits it, is known
+    # only when the graph runs: the update keeps the target's type, and numpy
+    # checks the value then.
+    parts = index if type(index) is tuple else (index,)
+    if any(type(p) is slice and any(is_symbolic(b) for b in (p.start, p.stop, p.step)) for p in parts):
+        shape = target.static_shape if is_symbolic(target) else target.shape
+        return context.emit("op", "setitem", inplace.setitem_impl, (target, index, value), {},
+                            [(shape, target.dtype, False)])[0]
     return context.emit_call("setitem", inplace.setitem_impl, (target, index, value))
 
 

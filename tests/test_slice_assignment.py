@@ -1,0 +1,119 @@
+"""Slice and multi-index assignment (`r[1:4] = x`, `x[0:n:2] *= 2`,
+`r[1, 1:3] = v`, `r[..., 0] = c`) is a functional update in converted code,
+as `x[i] = v` is: under `jax.jit` it is `.at[...].set(...)` (before: "JAX
+arrays are immutable"), with the numpy tracer an update of a symbolic or
+concrete array (before: "a symbolic array has no concrete value"), and on
+Python values, numpy arrays and torch tensors Python's own assignment.
+Differential: each function, converted and run every way, equals the
+original run eagerly."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import torch
+
+import autograph
+
+
+def place(x):
+    r = np.zeros(6)
+    r[1:4] = x
+    return r
+
+
+def double_every_other(x, n):
+    x[0:n:2] *= 2
+    return x
+
+
+def row_and_column(x):
+    r = np.zeros((3, 4))
+    r[1, 1:3] = x
+    r[..., 0] = 7.0
+    r[::-1, 3] += 1.0
+    return r
+
+
+def tail(x, k):
+    r = np.zeros(5)
+    r[k:] = x[k:] * 3
+    return r
+
+
+CASES = [
+    (place, lambda m: (m.ones(3),)),
+    (double_every_other, lambda m: (m.arange(6.0), 5)),
+    (row_and_column, lambda m: (m.ones(2),)),
+    (tail, lambda m: (m.arange(5.0), 2)),
+]
+
+
+def _expected(f, make):
+    return f(*[np.array(a) if isinstance(a, np.ndarray) else a for a in make(np)])
+
+
+@pytest.mark.parametrize("f, make", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_python_values(f, make):
+    np.testing.assert_array_equal(autograph.to_graph(f)(*make(np)), _expected(f, make))
+
+
+@pytest.mark.parametrize("f, make", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_numpy_tracer(f, make):
+    args = [np.int64(a) if type(a) is int else a for a in make(np)]
+    np.testing.assert_array_equal(autograph.function(f)(*args), _expected(f, make))
+
+
+def _jnp_version(f):
+    # The same function over jnp.zeros: its globals' `np` is jax.numpy.
+    import types
+    return types.FunctionType(f.__code__, {**f.__globals__, "np": jnp}, f.__name__)
+
+
+@pytest.mark.parametrize("f, make", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_jax_jit(f, make):
+    g = _jnp_version(f)
+    static = [i for i, a in enumerate(make(np)) if type(a) is int]  # a slice bound: static in JAX
+    staged = jax.jit(autograph.to_graph(g), static_argnums=static)
+    np.testing.assert_allclose(np.asarray(staged(*make(jnp))), _expected(f, make))
+
+
+def test_torch_compile_and_export():
+    def update(x):
+        r = torch.zeros(3, 4)
+        r[1, 1:3] = x
+        r[..., 0] = 7.0
+        r[0:2, 3] += x.sum()
+        return r
+    expected = update(torch.ones(2))
+    converted = autograph.to_graph(update)
+    torch.testing.assert_close(torch.compile(converted, fullgraph=True, backend="eager")(torch.ones(2)), expected)
+
+    class Module(torch.nn.Module):
+        def forward(self, x):
+            return converted(x)
+    exported = torch.export.export(Module(), (torch.ones(2),), strict=False).module()
+    torch.testing.assert_close(exported(torch.ones(2)), expected)
+
+
+def test_a_traced_slice_bound_with_the_numpy_tracer():
+    # Which elements `x[0:n:2]` selects is known only when the graph runs.
+    staged = autograph.function(double_every_other)
+    for n in (5, 2, 0):
+        np.testing.assert_array_equal(staged(np.arange(6.0), np.int64(n)), double_every_other(np.arange(6.0), n))
+    assert staged.trace_count == 1
+
+
+def test_to_code_writes_the_slice_as_python():
+    code = autograph.to_code(double_every_other)
+    assert "x = ag__.setitem(x, slice(0, n, 2), ag__.imul(x[0:n:2], 2))" in code
+    compile(code, "<to_code>", "exec")
+
+
+def test_a_local_named_slice_leaves_the_assignment_as_written():
+    def shadows(x):
+        slice = 2
+        x[0:slice] = 0.0
+        return x
+    assert "x[0:slice] = 0.0" in autograph.to_code(shadows)
+    np.testing.assert_array_equal(autograph.to_graph(shadows)(np.ones(3)), [0.0, 0.0, 1.0])
