@@ -22,7 +22,9 @@ one function at a time (its nested functions first), in this order:
                             check that the deciding value is a Python value
                             (on a copy: `to_code` shows the tree before it)
 
-`jumps` holds what the three jump lowerings share; `base` the transformer
+`static_ranges` tells fast_paths which `for` loops over a range only compute
+(a backend that traces may stage those as one loop); `jumps` holds what the
+three jump lowerings share; `base` the transformer
 base of the tree-walking passes (nested functions and classes left to
 their own conversion, `transform(node, ctx)` over the function's body).
 

@@ -33,6 +33,7 @@ int.
 import copy
 
 import gast
+from autograph.converters import static_ranges
 
 from autograph import builders
 
@@ -348,6 +349,28 @@ class _Inliner:
             + self._inline(body_fn, keep_return=False)))
         return builders.located([loop], stmt)
 
+    def _stageable_range(self, stmt, call, body_fn):
+        """(stmt, call) with the option `stageable` (converters/static_ranges.py)
+        for a `for` over `range(...)` whose body only computes, else None."""
+        source = call.args[0]
+        if not (isinstance(source, gast.Call) and isinstance(source.func, gast.Call)
+                and isinstance(source.func.func, gast.Attribute) and source.func.func.attr == "call"
+                and isinstance(source.func.func.value, gast.Name) and source.func.func.value.id == self.ag
+                and isinstance(source.func.args[0], gast.Name) and source.func.args[0].id == "range"):
+            return None
+        names = [e.value for e in call.args[4].elts] if isinstance(call.args[4], gast.Tuple) else None
+        if names is None or len(call.args) > 5:
+            return None
+        found = static_ranges.stageable(body_fn, names, self.ag, self.ctx.scope.locals)
+        if found is None:
+            return None
+        new_call = copy.copy(call)
+        options = gast.Dict(keys=[builders.const("stageable")], values=[builders.const(found)])
+        new_call.args = call.args + [builders.located(options, call)]
+        new_stmt = copy.copy(stmt)
+        new_stmt.value = new_call
+        return new_stmt, new_call
+
     def for_stmt(self, stmt, call, definitions):
         if _sets_option(call, 5, "unroll"):
             # `set_loop_options(unroll=...)`: the operator decides how to run it.
@@ -370,6 +393,13 @@ class _Inliner:
             self.fast.python_names = python
         check = builders.call(builders.attr(self.ag, "is_python"), builders.name(iterable))
         source = builders.name(iterable)
+        staged = self._stageable_range(stmt, call, body_fn) if test_fn is None else None
+        if staged is not None:
+            # A long range whose body only computes goes to the operator while
+            # a backend traces (`ag__.unrolled`), which may stage it as one loop.
+            stmt, call = staged
+            check = gast.BoolOp(op=gast.And(), values=[check, builders.call(
+                builders.attr(self.ag, "unrolled"), builders.name(iterable))])
         if test_fn is not None:
             # The extra test (no break flag set) runs before each item is
             # fetched, as in for_stmt; when a flag turns symbolic, for_stmt

@@ -39,6 +39,7 @@ from autograph.runtime.operators import (
     setitem,
     while_stmt,
 )
+from autograph.runtime.static_ranges import unrolled
 from autograph.runtime.undefined import Undefined, UndefinedReturnValue, ld, ld_free, return_value
 
 __all__ = [
@@ -47,7 +48,7 @@ __all__ = [
     "AutographError", "user_location",
     "PYTHON_TYPES",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
-    "getitem", "in_place", "setitem", "while_stmt",
+    "getitem", "in_place", "setitem", "unrolled", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
     "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value",
 ]

@@ -89,6 +89,13 @@ class Backend:
         let Python iterate."""
         return NotImplemented
 
+    def stages_range(self, n):
+        """Whether a `for` over a Python range of `n` items, whose body only
+        computes (converters/static_ranges.py), is staged as one loop now
+        (runtime/static_ranges.py): while this backend traces, from a trip
+        count it documents. False (the default): it runs as Python."""
+        return False
+
     def first_iteration(self, body, item, state, count):
         """`body(item, *state)`, the first iteration of a `for` loop over a
         range that `set_loop_options(unroll=False)` asks to stage, whose

@@ -31,7 +31,8 @@ import weakref
 from autograph.runtime.backends import Backend, backend_of, backend_of_any
 from autograph.runtime.staging.lists import TracedList
 
-__all__ = ["call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh", "remember",
+__all__ = ["bytecode_traced", "call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh",
+           "remember",
            "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
 
 def _unconverted(f):
@@ -252,6 +253,11 @@ _C_CALLABLES = frozenset({
 
 
 _bytecode_traced = _outside = _prepare = None  # see set_bytecode_tracer
+
+
+def bytecode_traced():
+    """True while a bytecode tracer (dynamo) runs converted code."""
+    return _bytecode_traced is not None and _bytecode_traced()
 
 
 def set_bytecode_tracer(traced, outside, prepare):

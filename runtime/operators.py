@@ -15,6 +15,7 @@ Conventions shared by all operators:
 import itertools
 import operator
 
+from autograph.runtime import static_ranges
 from autograph.runtime.backends import FROM_FIRST, backend_of, backend_of_any, unchanged
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging import StagingBackend
@@ -195,6 +196,13 @@ def for_stmt(iterable, extra_test, body, state, names, opts=None):
     if type(iterable) is TracedList:  # a list of a traced length (staging/lists.py)
         iterable = iterable.stacked()
     backend = backend_of(iterable)
+    if backend is None and opts and "stageable" in opts and extra_test is None and type(iterable) is range \
+            and iterable:
+        # A long range whose body only computes, while a backend traces.
+        state, iterable = static_ranges.run(iterable, body, state, names, opts["stageable"],
+                                            lambda result: _unpack(result, count))
+        if not iterable:
+            return unchanged(state, count)
     if backend is None and type(iterable) is range and opts and opts.get("unroll") is False and iterable:
         backend = backend_of_any(state)
         if (backend is None or any(isinstance(v, Undefined) for v in state)) \

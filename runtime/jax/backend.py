@@ -16,6 +16,11 @@ from autograph.runtime.staging import places
 
 __all__ = ["JaxBackend"]
 
+#: From how many iterations a `for` over a Python range whose body only
+#: computes is one staged loop under a JAX trace (runtime/static_ranges.py);
+#: shorter ones unroll, which XLA runs as fast and compiles about as fast.
+RANGE_LOOP_MIN = 16
+
 # The modules that import jax, bound by `_load` once jax is imported.
 jax = jnp = compat = cond = loops = values = None
 _BUILTINS = {}
@@ -122,6 +127,12 @@ class JaxBackend(staging.StagingBackend):
 
     def counted(self, iterable):
         return loops.counted(iterable, self.over_range, self.over_arrays)
+
+    def stages_range(self, n):
+        if n < RANGE_LOOP_MIN or "jax" not in sys.modules:
+            return False
+        _load(self)
+        return compat.tracing()
 
     def first_iteration(self, body, item, state, count):
         # The iteration runs as Python. If it made the state JAX values and

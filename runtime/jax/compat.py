@@ -64,6 +64,19 @@ def _recording():
     return trace if type(trace) is pe.DynamicJaxprTrace else None
 
 
+def tracing():
+    """True while jax traces (`jit`, `grad`, `vmap`, ...): the current trace
+    is not the eager one. Public API: none (without it: False, and a long
+    static range unrolls, as it did)."""
+    if pe is None:
+        return False
+    try:
+        trace = core.trace_ctx.trace
+    except AttributeError:
+        return False
+    return type(trace) is not core.EvalTrace
+
+
 def drop_dead_equations():
     """Lets JAX drop, from the jaxprs being traced, the equations whose
     results nobody uses: the loop test that generated code evaluates to

@@ -377,6 +377,7 @@ def decay_sum(x):
 def decay_sum_unrolled(x):
     acc = 0.0
     for i in range(len(x)):
+        autograph.set_loop_options(unroll=True)
         acc = 0.5 * acc + x[i]
     return acc
 
@@ -387,7 +388,7 @@ def test_static_range_with_unroll_false_is_one_loop():
     assert equations(autograph.to_graph(decay_sum), x) < 20
     assert_same(decay_sum_unrolled(x), jit(decay_sum)(x))
     assert_same(jax.grad(decay_sum_unrolled)(x), jax.jit(jax.grad(autograph.to_graph(decay_sum)))(x))
-    assert "scan" not in primitives(decay_sum_unrolled, x)   # the default unrolls, as Python runs it
+    assert "scan" not in primitives(decay_sum_unrolled, x)   # unroll=True unrolls, as Python runs it
 
 
 def test_static_range_with_unroll_false_stages_its_first_iteration_too():
