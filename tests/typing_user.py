@@ -63,6 +63,16 @@ def total(x: Array) -> float:
 assert_type(total(np.ones(3)), float)
 assert_type(autograph.function(autograph=False)(twice)(4), int)
 
+
+class Model:
+    @autograph.function
+    def step(self, x: Array) -> float:
+        return float(x.sum())
+
+
+assert_type(Model().step(np.ones(3)), float)  # bound: the instance is the first argument
+unbound: TracedFunction[[Model, Array], float] = Model.step
+
 # The other public names.
 spec = autograph.Spec((None, 2), np.float32)
 assert_type(spec.shape, tuple[int | None, ...])
