@@ -45,6 +45,8 @@ def _expected_errors():
         return {(number, m.group("code")) for number, line in enumerate(f, 1) if (m := EXPECTED.search(line))}
 
 
+# A cold mypy run over the package and numpy's stubs: 15-20 s alone.
+@pytest.mark.slow
 def test_public_api_types_are_checked_by_mypy(tmp_path):
     layout = _layout(tmp_path / "src")
     # A cache of its own (a cold run, some seconds): parallel workers share nothing.
