@@ -1,22 +1,47 @@
 """The public conversion API: to_graph, to_code, convert, do_not_convert."""
 
+from __future__ import annotations
+
 import functools
 import os
 import types
 import weakref
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypedDict, TypeVar
 
 import autograph.runtime.errors as runtime_errors
 from autograph import conversion, logs
 from autograph.converters import directives
 from autograph.errors import ConversionError
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack is 3.11+; only the type checker reads it
+
 __all__ = ["to_graph", "to_code", "convert", "do_not_convert", "set_loop_options"]
 
+P = ParamSpec("P")
+R = TypeVar("R")
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: What include= and exclude= take: module names ('mylib', 'mylib.sub') or
+#: modules, one or an iterable of them (None for none).
+ModuleNames = str | types.ModuleType | Iterable[str | types.ModuleType] | None
+
+
+class LoopOptions(TypedDict, total=False):
+    """The keywords of `set_loop_options`."""
+    maximum_iterations: int
+    shape_invariants: Sequence[tuple[Any, Sequence[int | None]]]
+    unroll: bool
+    parallel_iterations: int
+    swap_memory: bool
+
+
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
-_warned = weakref.WeakSet()
+_warned: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-def do_not_convert(f):
+def do_not_convert(f: F) -> F:
     """Marks `f` so that conversion leaves it as it is (it still runs, as
     Python, when called from converted code)."""
     try:
@@ -26,7 +51,7 @@ def do_not_convert(f):
     return f
 
 
-def set_loop_options(**options):
+def set_loop_options(**options: Unpack[LoopOptions]) -> None:
     """A directive for the loop it is written in (docs/backends.md, "Loop
     options"): conversion moves it into the loop's operator, and a backend
     that stages the loop honours it.
@@ -49,7 +74,7 @@ def set_loop_options(**options):
             raise TypeError(f"{directives.unknown_option(name)} ({runtime_errors.user_location()})")
 
 
-def _function_of(entity):
+def _function_of(entity: Any) -> tuple[Any, Any]:
     """The plain function behind a callable, and how to rebuild the callable
     around a converted function; (None, None) for builtins and C code."""
     if isinstance(entity, types.FunctionType):
@@ -71,11 +96,11 @@ def _function_of(entity):
     return None, None
 
 
-def _describe(entity):
+def _describe(entity: object) -> str:
     return getattr(entity, "__qualname__", None) or getattr(entity, "__name__", None) or repr(entity)
 
 
-def _options(recursive, strict, include, exclude):
+def _options(recursive: bool, strict: bool | None, include: ModuleNames, exclude: ModuleNames) -> conversion.Options:
     """The conversion options (conversion.Options) of the public keywords;
     `strict=None` means the AUTOGRAPH_STRICT environment variable."""
     if strict is None:
@@ -84,15 +109,17 @@ def _options(recursive, strict, include, exclude):
                               _module_names(exclude, "exclude"))
 
 
-def _module_names(names, keyword):
-    if names is None:
+def _module_names(given: ModuleNames, keyword: str) -> tuple[str, ...]:
+    if given is None:
         return ()
-    if isinstance(names, (str, types.ModuleType)):
-        names = [names]
-    try:
-        names = list(names)
-    except TypeError:
-        names = [names]
+    names: list[Any]
+    if isinstance(given, (str, types.ModuleType)):
+        names = [given]
+    else:
+        try:
+            names = list(given)
+        except TypeError:
+            names = [given]
     result = set()
     for name in names:
         if isinstance(name, types.ModuleType):
@@ -104,7 +131,8 @@ def _module_names(names, keyword):
     return tuple(sorted(result))
 
 
-def to_graph(entity, recursive=True, strict=None, include=(), exclude=()):
+def to_graph(entity: Callable[P, R], recursive: bool = True, strict: bool | None = None,
+             include: ModuleNames = (), exclude: ModuleNames = ()) -> Callable[P, R]:
     """Converts `entity` (a function, lambda, method, staticmethod or
     classmethod object, functools.partial or callable object) into a function
     whose control flow calls the functional operators of `autograph.runtime`.
@@ -136,20 +164,22 @@ def to_graph(entity, recursive=True, strict=None, include=(), exclude=()):
     if getattr(function, _DO_NOT_CONVERT, False) or conversion.is_generated(function.__code__):
         return entity
     try:
-        return rebuild(conversion.converted(function, options))
+        converted: Callable[P, R] = rebuild(conversion.converted(function, options))
+        return converted
     except ConversionError as error:
         _fell_back(function, error, options)
         _warn_once(function, f"{error}; it is returned unconverted")
         return entity
 
 
-def _strict_error(message, name, caller=None):
+def _strict_error(message: object, name: str, caller: str | None = None) -> ConversionError:
     where = f" (called from converted code at {caller})" if caller else ""
     return ConversionError(f"{message}{where}; strict conversion makes this an error: without strict=True, "
                            f"{name} would run unconverted, as Python")
 
 
-def _fell_back(function, error, options, caller=None):
+def _fell_back(function: Any, error: ConversionError, options: conversion.Options,
+               caller: str | None = None) -> None:
     """What a failed conversion of `function` does: raise (strict), or note
     why it runs unconverted, for the errors it may meet later."""
     name = f"`{function.__qualname__}`"
@@ -160,7 +190,7 @@ def _fell_back(function, error, options, caller=None):
         "or autograph.to_graph, or set AUTOGRAPH_STRICT=1, to make such fall-backs errors where they happen"))
 
 
-def to_code(entity, recursive=True):
+def to_code(entity: Callable[..., Any], recursive: bool = True) -> str:
     """The generated source of `entity`'s conversion, as a string.
     Raises ConversionError when it cannot be converted, saying why."""
     if not callable(entity) and not isinstance(entity, (staticmethod, classmethod)):
@@ -169,10 +199,11 @@ def to_code(entity, recursive=True):
     if function is None:
         raise ConversionError(f"cannot convert {_describe(entity)}: it has no Python source "
                               "(builtins, C functions and classes are called as they are)")
-    return conversion.converted_source(function)
+    source: str = conversion.converted_source(function)
+    return source
 
 
-def inlined_code(entity):
+def inlined_code(entity: Callable[..., Any]) -> str:
     """The source of the code that runs for `entity`: `to_code`'s text after
     each operator call got its inlined Python meaning (what
     `python -m autograph to-code FILE:FN --inlined` prints)."""
@@ -180,17 +211,19 @@ def inlined_code(entity):
     if function is None:
         raise ConversionError(f"cannot convert {_describe(entity)}: it has no Python source "
                               "(builtins, C functions and classes are called as they are)")
-    return conversion.inlined_source(function)
+    source: str = conversion.inlined_source(function)
+    return source
 
 
-def convert(recursive=True, strict=None, include=(), exclude=()):
+def convert(recursive: bool = True, strict: bool | None = None, include: ModuleNames = (),
+            exclude: ModuleNames = ()) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorator form of `to_graph`: `@autograph.convert()`."""
-    def decorator(f):
+    def decorator(f: Callable[P, R]) -> Callable[P, R]:
         return to_graph(f, recursive=recursive, strict=strict, include=include, exclude=exclude)
     return decorator
 
 
-def _warn_once(entity, message):
+def _warn_once(entity: object, message: str) -> None:
     try:
         if entity in _warned:
             return

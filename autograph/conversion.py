@@ -201,7 +201,7 @@ _by_code = _CodeCache()
 _counter = itertools.count(1)
 
 
-def clear_cache():
+def clear_cache() -> None:
     """Forgets all conversions (they are redone on next use)."""
     with _lock:
         _by_code.clear()

@@ -11,11 +11,15 @@ counterpart of `tf.function`), `Spec`, `Graph` (explicit-graph flow) and
     print(f.get_concrete_function(np.ones(3), np.int64(4)))   # the graph
 """
 
+from __future__ import annotations
+
 import collections
 import functools
 import inspect
 import logging
 import types
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal, ParamSpec, TypeVar, overload
 
 import numpy as np
 
@@ -41,8 +45,17 @@ from autograph.signature_cache import (
     signature_key,
 )
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
+    from autograph.api import ModuleNames
+    from autograph.runtime.tracer.graph import Graph as TracedGraph
+
 __all__ = ["ConcreteFunction", "Graph", "Spec", "TracedFunction", "function", "py_function",
            "run_functions_eagerly"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 logger = logging.getLogger("autograph")
 
@@ -55,7 +68,10 @@ class Spec:
 
     __slots__ = ("dtype", "shape")
 
-    def __init__(self, shape, dtype="float64"):
+    shape: tuple[int | None, ...]
+    dtype: np.dtype[Any]
+
+    def __init__(self, shape: Sequence[int | None], dtype: DTypeLike = "float64") -> None:
         if not isinstance(shape, (tuple, list)):
             hint = f"; for a 1-d array of length {shape} write Spec(({shape},))" if isinstance(shape, int) else ""
             raise TypeError(f"Spec: shape must be a tuple of dimensions (ints, None for unknown), got "
@@ -78,16 +94,16 @@ class Spec:
             raise TypeError(f"Spec: dtype {dtype!r} is not a numpy dtype; write one such as 'float64', "
                             "'float32', 'int64' or 'bool'") from None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Spec({self.shape}, {self.dtype.name!r})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Spec) and (self.shape, self.dtype) == (other.shape, other.dtype)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.shape, self.dtype))
 
-    def is_compatible_with(self, array):
+    def is_compatible_with(self, array: np.ndarray[Any, Any] | np.generic) -> bool:
         return (array.dtype == self.dtype and array.ndim == len(self.shape)
                 and all(d is None or d == a for d, a in zip(self.shape, array.shape)))
 
@@ -95,7 +111,11 @@ class Spec:
 signature_cache.SPEC_TYPES.add(Spec)   # a Spec argument is keyed as the array it describes
 
 
-def _specs(input_signature, function):
+#: What input_signature= takes: per argument a Spec, or Spec's arguments as a tuple ((3,), 'int64').
+InputSignature = Sequence[Spec | tuple[Sequence[int | None]] | tuple[Sequence[int | None], "DTypeLike"]]
+
+
+def _specs(input_signature: InputSignature, function: Callable[..., Any]) -> list[Spec]:
     """`input_signature` as a list of Spec, one per argument of `function`: a
     Spec, or a (shape, dtype) or (shape,) tuple."""
     name = getattr(function, "__name__", "the function")
@@ -119,7 +139,7 @@ def _specs(input_signature, function):
 
 # py_function
 
-def py_function(fn, args, result_spec):
+def py_function(fn: Callable[..., Any], args: Iterable[Any], result_spec: Spec | Sequence[Spec]) -> Any:
     """Calls `fn(*args)` with concrete numpy values when the graph runs.
 
     `result_spec` is a Spec (one result) or a list/tuple of Specs (a tuple
@@ -131,14 +151,14 @@ def py_function(fn, args, result_spec):
         return fn(*args)
     name = getattr(fn, "__name__", "py_function")
     multi = isinstance(result_spec, (list, tuple))
-    specs = list(result_spec) if multi else [result_spec]
+    specs: list[Any] = list(result_spec) if isinstance(result_spec, (list, tuple)) else [result_spec]
     if not all(isinstance(s, Spec) for s in specs):
-        hint = f"Spec({tuple(result_spec)!r})" if multi and all(
-            d is None or isinstance(d, int) for d in result_spec) else "Spec(shape, dtype)"
+        hint = f"Spec({tuple(specs)!r})" if multi and all(
+            d is None or isinstance(d, int) for d in specs) else "Spec(shape, dtype)"
         raise TypeError(f"py_function {name}: result_spec must be a Spec or a list/tuple of Specs, "
                         f"got {result_spec!r}; for one result write {hint}")
 
-    def call(*values):
+    def call(*values: Any) -> Any:
         result = fn(*values)
         if multi and type(result) not in (tuple, list):
             raise ValueError(f"py_function {name} returned {_returned(result)}, its result_spec lists "
@@ -166,7 +186,7 @@ def py_function(fn, args, result_spec):
     return tuple(outs) if multi else outs[0]
 
 
-def _returned(value):
+def _returned(value: object) -> str:
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"
     return "None" if value is None else f"a {type(value).__name__}"
@@ -174,11 +194,11 @@ def _returned(value):
 
 # Arguments: which become placeholders (the key of a call is in signature_cache).
 
-def _is_input(leaf):
+def _is_input(leaf: object) -> bool:
     return isinstance(leaf, (np.ndarray, np.generic, Spec))
 
 
-def _array_leaves(args):
+def _array_leaves(args: Any) -> list[Any]:
     return [leaf for leaf in trees.leaves(args) if _is_input(leaf)]
 
 
@@ -186,7 +206,8 @@ class ConcreteFunction:
     """One traced graph of an `autograph.function`, compiled for numpy.
     Call it with arguments of the signature it was traced for."""
 
-    def __init__(self, name, graph, output_tree, arg_names, static=None, held=(), captured=None):
+    def __init__(self, name: str, graph: TracedGraph, output_tree: Any, arg_names: Sequence[str],
+                 static: Any = None, held: Sequence[Any] = (), captured: Any = None) -> None:
         self.name = name
         # What the trace read outside its arguments (captured_state.CapturedState), or None.
         self.captured = captured
@@ -208,7 +229,7 @@ class ConcreteFunction:
         # What a call with the array leaves runs.
         self._call_leaves = self._fn if self._simple else self._call_tree
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Runs the graph; the arguments must be of the signature it was
         traced for: arrays of the placeholders' dtypes and shapes, the same
         Python values."""
@@ -231,28 +252,30 @@ class ConcreteFunction:
                                 f"{format_type(p)}")
         return self._call_leaves(*leaves)
 
-    def stale(self):
+    def stale(self) -> str | None:
         """The name of what the trace read outside the arguments and is
         now changed (a global, an attribute, an array written in place), or
         None while the graph is the program eager code would run."""
         return None if self.captured is None else self.captured.changed()
 
-    def _call_tree(self, *leaves):
+    def _call_tree(self, *leaves: Any) -> Any:
         results = self._fn(*leaves)
         it = iter(results)
         # Arrays the trace computed in Python (`np.zeros(3)`) are new in every call, as in eager code.
         return trees.map_leaves(lambda v: next(it) if v is _OUT else copy_result(v), self.output_tree)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.graph)
 
-    def to_dot(self):
-        return self.graph.to_dot()
+    def to_dot(self) -> str:
+        dot: str = self.graph.to_dot()
+        return dot
 
     @property
-    def source(self):
+    def source(self) -> str:
         """The Python source the graph compiles to."""
-        return self.compiled.source
+        source: str = self.compiled.source
+        return source
 
 
 _OUT = object()
@@ -260,11 +283,12 @@ _LAZY_RESULTS = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorT
 _NUMPY_SCALARS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.generic))
 
 
-def _trace(name, python_function, args, kwargs, arg_names):
+def _trace(name: str, python_function: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any],
+           arg_names: Sequence[str]) -> ConcreteFunction:
     graph = Graph(name)
     placeholders = iter(range(10 ** 9))
 
-    def make(leaf, path):
+    def make(leaf: Any, path: str) -> Any:
         if isinstance(leaf, Spec):
             return context.placeholder(graph, leaf.shape, leaf.dtype, path)
         leaf = np.asarray(leaf)
@@ -319,7 +343,7 @@ def _trace(name, python_function, args, kwargs, arg_names):
             name, array_name, size, places._ARRAY_LIMIT, array_name)
     outputs = []
 
-    def collect(leaf):
+    def collect(leaf: Any) -> Any:
         if type(leaf) is SymbolicArray:
             outputs.append(leaf)
             return _OUT
@@ -329,7 +353,7 @@ def _trace(name, python_function, args, kwargs, arg_names):
     graph.outputs = outputs
     if tree is _OUT:
         tree = None
-    held = []
+    held: list[Any] = []
     return ConcreteFunction(name, graph, tree, arg_names, _static_key((args, kwargs), held), held,
                             captured or None)
 
@@ -337,11 +361,11 @@ def _trace(name, python_function, args, kwargs, arg_names):
 _ARRAY = object()
 
 
-def _static_key(args, held=None):
+def _static_key(args: Any, held: list[Any] | None = None) -> Any:
     return trees.map_leaves(lambda leaf: _ARRAY if _is_input(leaf) else signature_key(leaf, held), args)
 
 
-def _with_placeholders(value, path, make):
+def _with_placeholders(value: Any, path: str, make: Callable[[Any, str], Any]) -> Any:
     # Walks what `trees.leaves` walks, so placeholders and fed leaves agree.
     t = type(value)
     if t is tuple or t is list:
@@ -361,7 +385,7 @@ def _with_placeholders(value, path, make):
 _MISSING = object()
 
 #: Non-empty while `run_functions_eagerly(True)` is in effect.
-_run_eagerly = []
+_run_eagerly: list[bool] = []
 
 
 class run_functions_eagerly:
@@ -376,33 +400,34 @@ class run_functions_eagerly:
             f(x)          # runs f's Python code
     """
 
-    def __init__(self, enabled=True):
+    def __init__(self, enabled: bool = True) -> None:
         self._previous = bool(_run_eagerly)
         _set_run_eagerly(enabled)
 
-    def __enter__(self):
+    def __enter__(self) -> run_functions_eagerly:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _set_run_eagerly(self._previous)
         return False
 
 
-def _set_run_eagerly(enabled):
+def _set_run_eagerly(enabled: bool) -> None:
     if enabled and not _run_eagerly:
         _run_eagerly.append(True)
     elif not enabled:
         _run_eagerly.clear()
 
 
-def _make_entry(args, call, used, stale=None):
+def _make_entry(args: Sequence[Any], call: Callable[..., Any], used: list[bool],
+                stale: Callable[[], str | None] | None = None) -> Callable[..., Any]:
     """`__call__` for a TracedFunction: runs `call` directly when the
     arguments have the types (and for arrays the shapes and dtypes) of
     `args`, no keywords, no thread is tracing and functions do not run
     eagerly (and marks `used[0]` for the cache's recency); else the generic
     path (`_fallback`)."""
     names = [f"a{i}" for i in range(len(args))]
-    namespace = {"_call": call, "_fallback": _fallback, "_MISSING": _MISSING,
+    namespace: dict[str, Any] = {"_call": call, "_fallback": _fallback, "_MISSING": _MISSING,
                  "_tracing": context.tracing_threads, "_eagerly": _run_eagerly, "_used": used,
                  "__name__": __name__}
     tests = []
@@ -425,10 +450,12 @@ def _make_entry(args, call, used, stale=None):
               f"        return _call({passed})\n"
               f"    return _fallback(self, ({passed}{',' if len(names) == 1 else ''}), rest, kwargs)\n")
     exec(compile(source, "<autograph entry>", "exec"), namespace)  # noqa: S102 - our own code
-    return namespace["__call__"]
+    entry: Callable[..., Any] = namespace["__call__"]
+    return entry
 
 
-def _fallback(self, given, rest, kwargs):
+def _fallback(self: TracedFunction[..., Any], given: tuple[Any, ...], rest: tuple[Any, ...],
+              kwargs: dict[str, Any]) -> Any:
     args = tuple(a for a in given if a is not _MISSING) + rest
     if kwargs:
         return self._slow_call(args, kwargs, None)
@@ -439,7 +466,7 @@ def _fallback(self, given, rest, kwargs):
 _SIGNATURE_KEY = ("input_signature",)
 
 
-class TracedFunction:
+class TracedFunction(Generic[P, R]):
     """The result of `autograph.function(f)`: converts `f`, traces it on its
     first call per argument signature, then runs the cached graph.
 
@@ -448,23 +475,23 @@ class TracedFunction:
     are safe: each thread traces into its own graph, and a signature traced
     by two threads at once is traced once."""
 
-    def __init__(self, python_function, input_signature=None, autograph=True, reduce_retracing=False,
-                 **conversion):
+    def __init__(self, python_function: Callable[P, R], input_signature: InputSignature | None = None,
+                 autograph: bool = True, reduce_retracing: bool = False, **conversion: Any) -> None:
         self.python_function = python_function
         self._conversion = conversion  # to_graph's strict, include, exclude
         self.input_signature = None if input_signature is None else _specs(input_signature, python_function)
         self.autograph = autograph
         self.reduce_retracing = reduce_retracing
-        self._converted = None
+        self._converted: Callable[P, R] | None = None
         self.__name__ = getattr(python_function, "__name__", "function")
         self._cache = SignatureCache(self.__name__)
-        self._fast_keys = {}      # (shape, dtype) or numpy scalar type per argument -> cache key
+        self._fast_keys: dict[Any, Any] = {}     # (shape, dtype) or numpy scalar type per argument -> cache key
         self._general = LRUDict()  # reduce_retracing: relaxed key -> the key last traced for it
-        self._recent_keys = collections.deque(maxlen=RETRACE_WARNING_THRESHOLD + 2)
+        self._recent_keys: collections.deque[Any] = collections.deque(maxlen=RETRACE_WARNING_THRESHOLD + 2)
         self._warned = False
         functools.update_wrapper(self, python_function)
         try:
-            self._signature = inspect.signature(python_function)
+            self._signature: inspect.Signature | None = inspect.signature(python_function)
             params = list(self._signature.parameters.values())
         except (TypeError, ValueError):
             self._signature, params = None, []
@@ -474,22 +501,28 @@ class TracedFunction:
         self._varargs = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), None)
 
     @property
-    def trace_count(self):
+    def trace_count(self) -> int:
         """How many times the function has been traced."""
         return self._cache.traces
 
-    def __get__(self, instance, owner):
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> TracedFunction[P, R]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> Callable[..., R]: ...
+
+    def __get__(self, instance: object, owner: type | None = None) -> TracedFunction[P, R] | Callable[..., R]:
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        method: Callable[..., R] = self
+        return functools.partial(method, instance)
 
-    def _arg_names(self, count):
+    def _arg_names(self, count: int) -> list[str]:
         names = self._param_names[:count]
         for i in range(len(names), count):
             names.append(f"{self._varargs or 'args'}[{i - len(self._param_names)}]")
         return names
 
-    def _function_to_trace(self):
+    def _function_to_trace(self) -> Callable[P, R]:
         if self._converted is None:
             if self.autograph:
                 from autograph import to_graph
@@ -498,17 +531,16 @@ class TracedFunction:
                 self._converted = self.python_function
         return self._converted
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         # Replaced per instance by `_make_entry` once a signature is cached.
-        if not kwargs:
-            return self._generic_call(*args)
-        return self._slow_call(args, kwargs, None)
+        result: R = self._generic_call(*args) if not kwargs else self._slow_call(args, kwargs, None)
+        return result
 
-    def _generic_call(self, *args):
+    def _generic_call(self, *args: Any) -> Any:
         if not _run_eagerly and not (context.tracing_threads and context.active()):
             # Every argument a numpy array or scalar (the common call), keyed
             # by scalar type or (shape, dtype).
-            key = []
+            key: Any = []
             for a in args:
                 t = type(a)
                 if t is np.ndarray:
@@ -527,7 +559,7 @@ class TracedFunction:
                 return self._slow_call(args, {}, key)
         return self._slow_call(args, {}, None)
 
-    def _remember(self, fast_key, args, cache_key, concrete):
+    def _remember(self, fast_key: Any, args: Sequence[Any], cache_key: Any, concrete: ConcreteFunction) -> None:
         """Caches `cache_key` for calls whose arguments have the types, shapes
         and dtypes of `args`, and makes `call` the fast entry: the latest
         signature is checked first, with a few `is` tests, in `__call__`."""
@@ -541,10 +573,11 @@ class TracedFunction:
                 # A class of its own, whose `__call__` checks the latest signature.
                 cls = self.__class__ = type("TracedFunction", (TracedFunction,),
                                             {"__module__": __name__, "__qualname__": "TracedFunction"})
-            cls.__call__ = _make_entry(args, concrete._call_leaves, used,
-                                       None if concrete.captured is None else concrete.stale)
+            stale = None if concrete.captured is None else concrete.stale
+            entry = _make_entry(args, concrete._call_leaves, used, stale)
+            cls.__call__ = entry  # type: ignore[method-assign]  # the class is this instance's own
 
-    def _slow_call(self, args, kwargs, fast_key):
+    def _slow_call(self, args: tuple[Any, ...], kwargs: dict[str, Any], fast_key: Any) -> Any:
         if context.active():
             # Called while another function is traced: inline.
             return self._function_to_trace()(*args, **kwargs)
@@ -563,7 +596,7 @@ class TracedFunction:
             self._remember(fast_key, args, cache_key, concrete)
         return concrete._call_leaves(*_array_leaves((args, kwargs)))
 
-    def _bind(self, args, kwargs):
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Keyword arguments bound to the parameters they name, so that
         `f(x, k=2)` is the call `f(x, 2)`; what remains are keyword-only and
         `**kwargs` arguments."""
@@ -583,9 +616,9 @@ class TracedFunction:
         # Sorted, as in the cache key: the graph's inputs come in this order.
         return bound.args, dict(sorted(bound.kwargs.items()))
 
-    def _lookup(self, args, kwargs):
+    def _lookup(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ConcreteFunction]:
         """(cache key, ConcreteFunction) for a call, tracing if needed."""
-        held = []
+        held: list[Any] = []
         key = tuple(signature_key(a, held) for a in args)
         if kwargs:
             key += (tuple((k, signature_key(v, held)) for k, v in sorted(kwargs.items())),)
@@ -606,21 +639,21 @@ class TracedFunction:
                     general, lambda: self._trace_generalized(general, args, kwargs), held)
         return key, self._cache.get_or_trace(key, lambda: self._trace(key, args, kwargs), held)
 
-    def _trace_generalized(self, general, args, kwargs):
+    def _trace_generalized(self, general: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ConcreteFunction:
         """Traces with Specs of the generalized shapes in place of the arrays."""
         shapes = iter(array_shapes(general))
 
-        def spec(leaf):
+        def spec(leaf: Any) -> Any:
             return Spec(next(shapes), leaf.dtype) if _is_input(leaf) else leaf
 
         args, kwargs = trees.map_leaves(spec, (args, kwargs))
         return self._trace(general, args, kwargs)
 
-    def _fresh(self, key):
+    def _fresh(self, key: Any) -> ConcreteFunction | None:
         """The graph cached for `key` if the state it read outside its
         arguments is unchanged; a graph for which it changed is dropped
         (the call traces again, as eager code reads the new state)."""
-        concrete = self._cache.get(key)
+        concrete: ConcreteFunction | None = self._cache.get(key)
         if concrete is None or concrete.captured is None:
             return concrete
         changed = concrete.stale()
@@ -630,13 +663,14 @@ class TracedFunction:
         logger.debug("autograph.function %r traces again: %r changed since it was traced", self.__name__, changed)
         return None
 
-    def _signature_concrete(self):
+    def _signature_concrete(self) -> ConcreteFunction:
         self._fresh(_SIGNATURE_KEY)
-        return self._cache.get_or_trace(
-            _SIGNATURE_KEY, lambda: self._trace(None, tuple(self.input_signature), {}))
+        concrete: ConcreteFunction = self._cache.get_or_trace(
+            _SIGNATURE_KEY, lambda: self._trace(None, tuple(self.input_signature or ()), {}))
+        return concrete
 
-    def _signature_inputs(self, args):
-        specs = self.input_signature
+    def _signature_inputs(self, args: Sequence[Any]) -> list[Any]:
+        specs = self.input_signature or []
         if len(args) != len(specs):
             raise TypeError(f"{self.__name__} takes {len(specs)} arguments (its input_signature), "
                             f"got {len(args)}")
@@ -657,7 +691,7 @@ class TracedFunction:
             leaves.append(array)
         return leaves
 
-    def _trace(self, key, args, kwargs):
+    def _trace(self, key: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> ConcreteFunction:
         fn = self._function_to_trace()
         concrete = _trace(self.__name__, fn, args, kwargs, self._arg_names(len(args)))
         if key is not None:
@@ -666,7 +700,7 @@ class TracedFunction:
                 self._maybe_warn()
         return concrete
 
-    def _maybe_warn(self):
+    def _maybe_warn(self) -> None:
         # One trace is in progress, not yet counted.
         if self._warned or self._cache.traces <= RETRACE_WARNING_THRESHOLD:
             return
@@ -682,7 +716,7 @@ class TracedFunction:
             self.__name__, self._cache.traces, name, ", ".join(describe_key(k) for k in seen),
             "" if self.reduce_retracing or not shapes else ", or use reduce_retracing=True")
 
-    def get_concrete_function(self, *args, **kwargs):
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The traced graph for these arguments (traces if needed). Arguments
         may be Specs."""
         if self.input_signature is not None:
@@ -696,8 +730,20 @@ signature_cache.key_by_identity(TracedFunction)   # an attribute of a traced obj
 signature_cache.key_by_identity(ConcreteFunction)
 
 
-def function(func=None, *, input_signature=None, autograph=True, reduce_retracing=False, strict=None,
-             include=(), exclude=()):
+@overload
+def function(func: Callable[P, R], *, input_signature: InputSignature | None = None, autograph: bool = True,
+             reduce_retracing: bool = False, strict: bool | None = None, include: ModuleNames = (),
+             exclude: ModuleNames = ()) -> TracedFunction[P, R]: ...
+@overload
+def function(func: None = None, *, input_signature: InputSignature | None = None, autograph: bool = True,
+             reduce_retracing: bool = False, strict: bool | None = None, include: ModuleNames = (),
+             exclude: ModuleNames = ()) -> Callable[[Callable[P, R]], TracedFunction[P, R]]: ...
+
+
+def function(func: Callable[P, R] | None = None, *, input_signature: InputSignature | None = None,
+             autograph: bool = True, reduce_retracing: bool = False, strict: bool | None = None,
+             include: ModuleNames = (), exclude: ModuleNames = ()
+             ) -> TracedFunction[P, R] | Callable[[Callable[P, R]], TracedFunction[P, R]]:
     """Decorator: compiles `func` into traced graphs (see TracedFunction).
 
     `input_signature`: a list of Spec; one trace serves every matching input.
@@ -707,7 +753,7 @@ def function(func=None, *, input_signature=None, autograph=True, reduce_retracin
     later shapes of the same ranks reuse that graph.
     `strict`, `include`, `exclude`: how `func` and its callees are converted
     (see `autograph.to_graph`)."""
-    conversion = {"strict": strict, "include": include, "exclude": exclude}
+    conversion: dict[str, Any] = {"strict": strict, "include": include, "exclude": exclude}
     if func is None:
         return lambda f: function(f, input_signature=input_signature, autograph=autograph,
                                   reduce_retracing=reduce_retracing, **conversion)

@@ -13,7 +13,8 @@ register an instance:
         name = "mine"
         def owns_type(self, cls):
             return issubclass(cls, MyTracer)
-        def cond(self, pred, true_fn, false_fn, operands, names):
+        def cond(self, pred: Any, true_fn: Fn | None, false_fn: Fn | None, operands: Sequence[Any],
+             names: Sequence[str]) -> Any:
             ...
 
     autograph.runtime.register_backend(MyBackend())
@@ -23,13 +24,23 @@ each docstring, which is plain Python and will usually call `bool()` on a
 symbolic value: implement at least `cond` and `while_loop`.
 """
 
+from __future__ import annotations
+
 import builtins
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 __all__ = ["FROM_FIRST", "Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any",
            "function_arguments", "prepare_backends", "unchanged"]
 
 
-def unchanged(state, count):
+#: A branch, loop test or loop body: it takes the state's values, one argument each.
+Fn = Callable[..., Any]
+#: A loop's options (`set_loop_options`): maximum_iterations, shape_invariants, unroll, ...
+LoopOptions = Mapping[str, Any]
+
+
+def unchanged(state: Sequence[Any], count: int) -> Any:
     """What a branch given as None (an `if` without `else`, a branch that
     only returns its inputs) returns: its state, as a body returns the
     statement's `count` outputs. Generated code passes None only where the
@@ -51,13 +62,14 @@ class Backend:
     __slots__ = ()
 
     #: A short name used in error messages.
-    name = "backend"
+    name: str = "backend"
 
-    def owns_type(self, cls):
+    def owns_type(self, cls: type) -> bool:
         """True if values of type `cls` are this backend's symbolic values."""
         return False
 
-    def cond(self, pred, true_fn, false_fn, operands, names):
+    def cond(self, pred: Any, true_fn: Fn | None, false_fn: Fn | None, operands: Sequence[Any],
+             names: Sequence[str]) -> Any:
         """Functional `if`: `true_fn(*operands) if pred else false_fn(*operands)`.
 
         Both functions return the branch outputs, whose names are `names`
@@ -67,7 +79,8 @@ class Backend:
         fn = true_fn if pred else false_fn
         return unchanged(operands, len(names)) if fn is None else fn(*operands)
 
-    def while_loop(self, test, body, state, names, opts):
+    def while_loop(self, test: Fn, body: Fn, state: tuple[Any, ...], names: Sequence[str],
+                   opts: LoopOptions) -> tuple[Any, ...]:
         """Functional `while`, entered with the current state (a tuple):
 
             while test(*state):
@@ -76,27 +89,29 @@ class Backend:
         """
         raise NotImplementedError(f"the {self.name} backend has no while_loop")
 
-    def while_from(self, flag, test, body, state, names, opts):
+    def while_from(self, flag: Any, test: Fn, body: Fn, state: tuple[Any, ...], names: Sequence[str],
+                   opts: LoopOptions) -> tuple[Any, ...]:
         """`while_loop` where `flag`, one of this backend's values, is
         `test(*state)`: the runtime evaluated it to find the backend. A
         backend that can use it saves an evaluation of the test; by
         default the test runs again."""
         return self.while_loop(test, body, state, names, opts)
 
-    def for_loop(self, iterable, extra_test, body, state, names, opts):
+    def for_loop(self, iterable: Any, extra_test: Fn | None, body: Fn, state: tuple[Any, ...],
+                 names: Sequence[str], opts: LoopOptions) -> Any:
         """Functional `for` over one of this backend's iterables (a symbolic
         range or array). Returns the final state tuple, or NotImplemented to
         let Python iterate."""
         return NotImplemented
 
-    def stages_range(self, n):
+    def stages_range(self, n: int) -> bool:
         """Whether a `for` over a Python range of `n` items, whose body only
         computes (converters/static_ranges.py), is staged as one loop now
         (runtime/static_ranges.py): while this backend traces, from a trip
         count it documents. False (the default): it runs as Python."""
         return False
 
-    def first_iteration(self, body, item, state, count):
+    def first_iteration(self, body: Fn, item: Any, state: Sequence[Any], count: int) -> Any:
         """`body(item, *state)`, the first iteration of a `for` loop over a
         range that `set_loop_options(unroll=False)` asks to stage, whose
         state holds none of this backend's values but whose body reads
@@ -106,55 +121,56 @@ class Backend:
         nothing else Python sees."""
         return body(item, *state)
 
-    def not_(self, value):
+    def not_(self, value: Any) -> Any:
         """`not value`."""
         return not value
 
-    def and_(self, left, right_fn):
+    def and_(self, left: Any, right_fn: Callable[[], Any]) -> Any:
         """`left and right_fn()`, where `left` is symbolic."""
         return right_fn() if left else left
 
-    def or_(self, left, right_fn):
+    def or_(self, left: Any, right_fn: Callable[[], Any]) -> Any:
         """`left or right_fn()`, where `left` is symbolic."""
         return left if left else right_fn()
 
-    def logical(self, op, left, right):
+    def logical(self, op: str, left: Any, right: Any) -> Any:
         """`left and right` (op "and") or `left or right` (op "or") as one
         value, without a cond, where `left` is symbolic and `right` is the
         value of an operand that only compared names and constants (`pure`
         in `operators.and_`); NotImplemented leaves it to `and_`/`or_`."""
         return NotImplemented
 
-    def print_(self, *args, **kwargs):
+    def print_(self, *args: Any, **kwargs: Any) -> None:
         """`print(*args, **kwargs)` where some argument is symbolic."""
         builtins.print(*args, **kwargs)
 
-    def assert_(self, test, msg_fn):
+    def assert_(self, test: Any, msg_fn: Callable[[], Any] | None) -> None:
         """`assert test, msg_fn()` where `test` is symbolic."""
         if not test:
             raise AssertionError(msg_fn()) if msg_fn is not None else AssertionError
 
-    def check(self, ok, error):
+    def check(self, ok: Any, error: BaseException) -> Any:
         """Raise `error` when the graph runs, where `ok`, one of this
         backend's boolean values, is False: a `raise` in one branch of a
         staged `if`. Returns NotImplemented where the backend cannot (the
         default): the `if` is then refused while tracing."""
         return NotImplemented
 
-    def getitem(self, target, index):
+    def getitem(self, target: Any, index: Any) -> Any:
         """`target[index]`, where `index` is (or holds) one of this backend's
         values: converted code's `x[i]` when `i` may be traced
         (`operators.getitem`)."""
         return target[index]
 
-    def setitem(self, target, index, value):
+    def setitem(self, target: Any, index: Any, value: Any) -> Any:
         """`target[index] = value; return target`, where `target` is symbolic,
         or a concrete array where `index` or `value` is symbolic (Python
         refused the update). A functional backend returns an updated copy."""
         target[index] = value
         return target
 
-    def augmented(self, op, plain, target, value):
+    def augmented(self, op: Callable[[Any, Any], Any], plain: Callable[[Any, Any], Any], target: Any,
+                  value: Any) -> Any:
         """`target op= value` (`op` is operator.iadd, ...; `plain` operator.add,
         ...), where `target` is one of this backend's values: `op(target,
         value)`. A backend whose arrays stand for Python numbers after a
@@ -162,43 +178,43 @@ class Backend:
         `plain`, as Python does for a number."""
         return op(target, value)
 
-    def in_place(self, target):
+    def in_place(self, target: Any) -> Any:
         """`target`, one of this backend's values, which a method is about to
         change in place (converted code's `target.add_(v)`, `target[i].zero_()`).
         A backend may raise instead, for a value it cannot change as Python would."""
         return target
 
-    def number(self, value):
+    def number(self, value: Any) -> Any:
         """`value`, one of this backend's arrays that stands for a Python
         number (a variable that held an int, float or bool before a staged
         `if` or loop), as this backend tells it apart (see `augmented`)."""
         return value
 
-    def function_arguments(self, f):
+    def function_arguments(self, f: Callable[..., Any]) -> Sequence[tuple[int, str]] | None:
         """For `f`, a library function that takes the user's functions to
         call or trace (`jax.grad`, `lax.cond`), ((position, keyword), ...)
         of those arguments: converted code converts them before the call, as
         it converts the functions it calls itself. None for another `f`."""
         return None
 
-    def stack(self, values, axis):
+    def stack(self, values: Sequence[Any], axis: int) -> Any:
         """`np.stack(values, axis=axis)` as this backend's array, where some
         element of the list `values` is an array of its library (a concrete
         one too), for `autograph.stack`; NotImplemented otherwise."""
         return NotImplemented
 
-    def builtin(self, func):
+    def builtin(self, func: Callable[..., Any]) -> Callable[..., Any] | None:
         """An override for the builtin `func` (len, range, abs, ...) for calls
         with this backend's values, or None to call the builtin itself."""
         return None
 
-    def prepare(self):
+    def prepare(self) -> None:
         """Called when the registry changes and before each conversion. A
         backend whose library is loaded by then can claim its value types
         now (`claim(self, types)`): a tracer that guards on what dispatch reads (dynamo)
         then finds them known, and dispatch changes nothing while it traces."""
 
-    def intercepts(self):
+    def intercepts(self) -> Iterable[Callable[..., Any]]:
         """Callables other than the overridden builtins whose calls from
         converted code this backend wants to see (through `builtin`), for
         example `numpy.asarray`, which numpy runs without asking the value."""
@@ -206,17 +222,17 @@ class Backend:
 
 
 #: What `Backend.first_iteration` returns to stage a loop from its first iteration.
-FROM_FIRST = object()
+FROM_FIRST: Any = object()
 
-_backends = []
-_by_type = {}
+_backends: list[Backend] = []
+_by_type: dict[type, Backend | None] = {}
 
 # Types that no backend can claim: the fast path of dispatch.
 for _t in (bool, int, float, complex, str, bytes, type(None), list, tuple, dict, set, range):
     _by_type[_t] = None
 
 
-def register_backend(backend):
+def register_backend(backend: Backend) -> Backend:
     """Registers `backend`; later registrations are consulted first."""
     if not isinstance(backend, Backend):
         raise TypeError(f"register_backend expects a Backend instance, got {backend!r}")
@@ -225,31 +241,31 @@ def register_backend(backend):
     return backend
 
 
-def unregister_backend(backend):
+def unregister_backend(backend: Backend) -> None:
     """Removes a backend registered with `register_backend`."""
     _backends.remove(backend)
     _changed()
 
 
-def _changed():
+def _changed() -> None:
     _reset_cache()
     from autograph.runtime.calls import refresh
     refresh(_backends)
     prepare_backends()
 
 
-def prepare_backends():
+def prepare_backends() -> None:
     """Calls each registered backend's `prepare`."""
     for backend in _backends:
         backend.prepare()
 
 
-def registered():
+def registered() -> tuple[Backend, ...]:
     """The registered backends, the one consulted first first."""
     return tuple(_backends)
 
 
-def function_arguments(f):
+def function_arguments(f: Callable[..., Any]) -> Sequence[tuple[int, str]] | None:
     """The first registered backend's `function_arguments(f)`, or None."""
     for backend in _backends:
         found = backend.function_arguments(f)
@@ -258,14 +274,14 @@ def function_arguments(f):
     return None
 
 
-def claim(backend, types):
+def claim(backend: Backend, types: Iterable[type]) -> None:
     """Records `backend` as the backend of `types` in the dispatch cache
     (unless another backend claimed them first)."""
     for cls in types:
         _by_type.setdefault(cls, backend)
 
 
-def _reset_cache():
+def _reset_cache() -> None:
     for cls in [c for c, b in _by_type.items() if b is not None or c not in _FIXED]:
         del _by_type[cls]
 
@@ -280,10 +296,12 @@ _FIXED = frozenset(_by_type)
 # outside it a Python number is Python (what dispatch asks most, for every
 # number in converted code).
 _NUMBER_TYPES = frozenset({bool, int, float})
-_symbolic_backend = _is_symbolic = _tracing = None
+_symbolic_backend: Backend | None = None
+_is_symbolic: Callable[[Any], bool] | None = None
+_tracing: Callable[[], bool] | None = None
 
 
-def set_symbolic_numbers(backend, is_symbolic, tracing):
+def set_symbolic_numbers(backend: Backend, is_symbolic: Callable[[Any], bool], tracing: Callable[[], bool]) -> None:
     """Makes `backend` the backend of each number for which
     `is_symbolic(number)` is true: one whose value its tracer does not
     know. Dispatch asks about ints, floats and bools only while `tracing()`
@@ -293,7 +311,7 @@ def set_symbolic_numbers(backend, is_symbolic, tracing):
     _symbolic_backend, _is_symbolic, _tracing = backend, is_symbolic, tracing
 
 
-def backend_of(value):
+def backend_of(value: Any) -> Backend | None:
     """The backend that claims `value`, or None for a Python value."""
     cls = type(value)
     try:
@@ -302,7 +320,7 @@ def backend_of(value):
         pass
     else:
         if found is None and _tracing is not None and cls in _NUMBER_TYPES and _tracing():
-            return _symbolic_backend if _is_symbolic(value) else None
+            return _symbolic_backend if _is_symbolic(value) else None  # type: ignore[misc]  # set with _tracing
         return found
     found = None
     for backend in _backends:
@@ -313,7 +331,7 @@ def backend_of(value):
     return found
 
 
-def backend_of_any(values):
+def backend_of_any(values: Iterable[Any]) -> Backend | None:
     """The backend of the first symbolic value among `values`, or None.
     Looks inside lists, tuples and dicts."""
     for value in values:

@@ -49,6 +49,8 @@ def test_built_package_installs_and_runs_the_example(dist, tmp_path, kind):
     where = _run([python, "-c", "import autograph, autograph.runtime.tracer; print(autograph.__file__)"],
                  cwd=tmp_path)
     assert where.startswith(str(env_dir)), where
+    # PEP 561: type checkers read the installed package's annotations.
+    assert (own / "autograph" / "py.typed").is_file()
     out = _run([python, os.path.join(ROOT, "examples", "square_if_positive.py")], cwd=tmp_path)
     assert "# traced: autograph.function(collatz_steps)(np.asarray(27)) = 111" in out
 

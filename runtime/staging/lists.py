@@ -31,6 +31,11 @@ A list changed otherwise than by appending (`pop`, `insert`, an item set)
 raises, as does an element whose type differs from the others'.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
 from autograph.runtime import backends
 from autograph.runtime.errors import BranchMismatchError, LoopStateError, TracingError
 from autograph.runtime.staging import errors
@@ -461,7 +466,7 @@ def truth_of(value):
     return value
 
 
-def stack(values, axis=0):
+def stack(values: Sequence[Any], axis: int = 0) -> Any:
     """`np.stack(values)`, `jnp.stack(values)` or `torch.stack(values)`,
     whichever framework the elements are of (the first registered backend
     whose `stack` takes them; numpy otherwise): for code that should not

@@ -3,6 +3,11 @@ traced into inside `with graph:`, with placeholders, and `Graph.run`, which
 fetches values of the graph, feeding its placeholders or any other of its
 values (a fed value replaces the computed one, as in TensorFlow 1)."""
 
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
 from autograph.runtime.tracer import context, passes, trees
 from autograph.runtime.tracer import graph as ir
 from autograph.runtime.tracer.casting import cast
@@ -11,6 +16,9 @@ from autograph.runtime.tracer.errors import TracingError
 from autograph.runtime.tracer.graph import format_type
 from autograph.runtime.tracer.results import protect_results
 from autograph.runtime.tracer.symbolic import SymbolicArray
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 __all__ = ["Graph", "run_fetches"]
 
@@ -24,20 +32,20 @@ class Graph(ir.Graph):
         g.run(y, {x: 9.0})
     """
 
-    def __enter__(self):
+    def __enter__(self) -> Graph:
         context.push_graph(self)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         context.pop_graph(self)
         return False
 
-    def placeholder(self, shape, dtype, name=None):
+    def placeholder(self, shape: Sequence[int | None], dtype: DTypeLike, name: str | None = None) -> SymbolicArray:
         """A new graph input of the given static shape (None for unknown
         dimensions) and dtype."""
         return context.placeholder(self, shape, dtype, name)
 
-    def run(self, fetches, feed_dict=None):
+    def run(self, fetches: Any, feed_dict: Mapping[SymbolicArray, Any] | None = None) -> Any:
         """Computes `fetches` (a symbolic value or nested containers of them)
         with placeholders, or other values of the graph, fed from
         `feed_dict` {value: array}."""
