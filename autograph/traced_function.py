@@ -26,6 +26,7 @@ import numpy as np
 from autograph import captured_state, signature_cache
 from autograph.runtime.errors import recording_errors, swallowed
 from autograph.runtime.staging import places
+from autograph.runtime.staging.lists import TracedList
 from autograph.runtime.tracer import context, passes, trees
 from autograph.runtime.tracer.casting import cast
 from autograph.runtime.tracer.compiler import compile_graph
@@ -261,8 +262,15 @@ class ConcreteFunction:
     def _call_tree(self, *leaves: Any) -> Any:
         results = self._fn(*leaves)
         it = iter(results)
-        # Arrays the trace computed in Python (`np.zeros(3)`) are new in every call, as in eager code.
-        return trees.map_leaves(lambda v: next(it) if v is _OUT else copy_result(v), self.output_tree)
+
+        def result(v: Any) -> Any:
+            if v is _OUT:
+                return next(it)
+            if v is _LIST_OUT:  # a list appended to in a staged loop: its rows, as Python's list holds them
+                return list(next(it))
+            # Arrays the trace computed in Python (`np.zeros(3)`) are new in every call, as in eager code.
+            return copy_result(v)
+        return trees.map_leaves(result, self.output_tree)
 
     def __str__(self) -> str:
         return str(self.graph)
@@ -279,6 +287,7 @@ class ConcreteFunction:
 
 
 _OUT = object()
+_LIST_OUT = object()
 _LAZY_RESULTS = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
 _NUMPY_SCALARS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.generic))
 
@@ -347,6 +356,11 @@ def _trace(name: str, python_function: Callable[..., Any], args: Sequence[Any], 
         if type(leaf) is SymbolicArray:
             outputs.append(leaf)
             return _OUT
+        if type(leaf) is TracedList:  # its length is known when the graph runs: its rows stacked
+            stacked = leaf.stacked()
+            if type(stacked) is SymbolicArray:
+                outputs.append(stacked)
+                return _LIST_OUT
         return leaf
 
     tree = trees.map_leaves(collect, result)
