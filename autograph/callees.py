@@ -49,6 +49,23 @@ def _matches(module, names):
     return any(module == name or module.startswith(name + ".") for name in names)
 
 
+# Library modules whose wrappers compile or trace the function they wrap
+# (torch.compile, jax.jit): they are the tracers, not decorators to convert.
+_TRACERS = ("torch._dynamo", "torch._functorch", "torch.fx", "torch.export", "torch._export", "jax", "jaxlib")
+
+
+def _decorates_user_code(f, module):
+    """True if library function `f` is a decorator's wrapper of user code
+    (`functools.wraps` set its `__wrapped__`: `@torch.no_grad()`,
+    `@contextlib.contextmanager` decorators): converted, it calls the user's
+    function through the call hook, which converts that too."""
+    inner, seen = getattr(f, "__wrapped__", None), 0
+    while type(getattr(inner, "__wrapped__", None)) is types.FunctionType and seen < 8:
+        inner, seen = inner.__wrapped__, seen + 1
+    return (type(inner) is types.FunctionType and not _is_library(inner) and not _matches(module, _TRACERS)
+            and not conversion.is_generated(inner.__code__))
+
+
 def _not_converted_because(f, options):
     """Why converted code calls `f` (a plain function) unconverted with
     `options`, as a note for later errors; None if it is to be converted."""
@@ -63,7 +80,7 @@ def _not_converted_because(f, options):
     if _matches(module, options.exclude):
         return (f"`{name}` is not converted: its module {module!r} is excluded (exclude=...), so it runs "
                 "as Python")
-    if _is_library(f) and not _matches(module, options.include):
+    if _is_library(f) and not _matches(module, options.include) and not _decorates_user_code(f, module):
         top = module.partition(".")[0] or module
         return (f"`{name}` is library code (module {module!r}), which converted code calls unconverted: "
                 f"pass include=[{top!r}] to autograph.function or autograph.to_graph to convert it")
