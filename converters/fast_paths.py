@@ -227,7 +227,12 @@ class _Inliner:
             operand = expr.args[0]
             flip = gast.IfExp(test=self._is_bool(target), body=builders.not_(builders.name(target)),
                               orelse=builders.call(builders.attr(self.ag, "not_"), builders.name(target)))
-            return self._compute(target, operand) + [builders.assign(builders.store(target), flip)]
+            general = self._compute(target, operand) + [builders.assign(builders.store(target), flip)]
+            if isinstance(operand, gast.Name):  # a stop flag: False until the loop ends
+                return [gast.If(test=gast.Compare(left=operand, ops=[gast.Is()], comparators=[builders.const(False)]),
+                                body=[builders.assign(builders.store(target), builders.const(True))],
+                                orelse=general)]
+            return general
         if operator == "and_" and self._logical(expr.args[0]) == "not_" and isinstance(
                 expr.args[0].args[0], gast.Name):
             # `not flag and test` (a loop's test with a stop flag, see
