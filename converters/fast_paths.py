@@ -230,8 +230,11 @@ class _Inliner:
             general = self._compute(target, operand) + [builders.assign(builders.store(target), flip)]
             if isinstance(operand, gast.Name):  # a stop flag: False until the loop ends
                 return [gast.If(test=gast.Compare(left=operand, ops=[gast.Is()], comparators=[builders.const(False)]),
-                                body=[builders.assign(builders.store(target), builders.const(True))],
-                                orelse=general)]
+                                body=[builders.assign(builders.store(target), builders.const(True))], orelse=[
+                                    gast.If(test=gast.Compare(left=operand, ops=[gast.Is()],
+                                                              comparators=[builders.const(True)]),
+                                            body=[builders.assign(builders.store(target), builders.const(False))],
+                                            orelse=general)])]
             return general
         if operator == "and_" and self._logical(expr.args[0]) == "not_" and isinstance(
                 expr.args[0].args[0], gast.Name):
@@ -243,7 +246,10 @@ class _Inliner:
             return [gast.If(
                 test=gast.Compare(left=builders.name(flag), ops=[gast.Is()], comparators=[builders.const(False)]),
                 body=self._short_circuit(target, operator, rest[0], rest[1:], expr.keywords),
-                orelse=[builders.assign(builders.store(target), expr)])]
+                orelse=[gast.If(
+                    test=gast.Compare(left=builders.name(flag), ops=[gast.Is()], comparators=[builders.const(True)]),
+                    body=[builders.assign(builders.store(target), builders.const(False))],
+                    orelse=[builders.assign(builders.store(target), expr)])])]
         if operator in ("and_", "or_"):
             return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]],
                                        expr.keywords)
