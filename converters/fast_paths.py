@@ -228,7 +228,29 @@ class _Inliner:
             operand = expr.args[0]
             flip = gast.IfExp(test=self._is_bool(target), body=builders.not_(builders.name(target)),
                               orelse=builders.call(builders.attr(self.ag, "not_"), builders.name(target)))
-            return self._compute(target, operand) + [builders.assign(builders.store(target), flip)]
+            general = self._compute(target, operand) + [builders.assign(builders.store(target), flip)]
+            if isinstance(operand, gast.Name):  # a stop flag: False until the loop ends
+                return [gast.If(test=gast.Compare(left=operand, ops=[gast.Is()], comparators=[builders.const(False)]),
+                                body=[builders.assign(builders.store(target), builders.const(True))], orelse=[
+                                    gast.If(test=gast.Compare(left=operand, ops=[gast.Is()],
+                                                              comparators=[builders.const(True)]),
+                                            body=[builders.assign(builders.store(target), builders.const(False))],
+                                            orelse=general)])]
+            return general
+        if operator == "and_" and self._logical(expr.args[0]) == "not_" and isinstance(
+                expr.args[0].args[0], gast.Name):
+            # `not flag and test` (a loop's test with a stop flag, see
+            # return_statements.stop_when): while the flag is False, only
+            # the test runs; once it is set (or symbolic), the operator.
+            flag = expr.args[0].args[0].id
+            rest = [arg.body for arg in expr.args[1:]]
+            return [gast.If(
+                test=gast.Compare(left=builders.name(flag), ops=[gast.Is()], comparators=[builders.const(False)]),
+                body=self._short_circuit(target, operator, rest[0], rest[1:], expr.keywords),
+                orelse=[gast.If(
+                    test=gast.Compare(left=builders.name(flag), ops=[gast.Is()], comparators=[builders.const(True)]),
+                    body=[builders.assign(builders.store(target), builders.const(False))],
+                    orelse=[builders.assign(builders.store(target), expr)])])]
         if operator in ("and_", "or_"):
             return self._short_circuit(target, operator, expr.args[0], [arg.body for arg in expr.args[1:]],
                                        expr.keywords)
@@ -285,10 +307,11 @@ class _Inliner:
         """Inside a fast loop: once `flag` is not a Python value, the operator
         takes over from the current state (with the body functions
         `definitions`, defined only then); a false flag ends the loop."""
-        return [
+        return [gast.If(test=gast.Compare(left=builders.name(flag), ops=[gast.IsNot()],
+                                          comparators=[builders.const(True)]), orelse=[], body=[
             gast.If(test=builders.not_(self._is_python(flag)), body=[*definitions, stmt, gast.Break()], orelse=[]),
             gast.If(test=builders.not_(builders.name(flag)), body=[gast.Break()], orelse=[]),
-        ]
+        ])]
 
     # Operators ---------------------------------------------------------------
 
@@ -377,7 +400,7 @@ class _Inliner:
             return builders.located(list(definitions.values())[::-1] + [stmt], stmt)
         test_fn = definitions.get(getattr(call.args[1], "id", None))
         body_fn = definitions[call.args[2].id]
-        if test_fn is not None:  # defined before the loop: see the hand-over
+        if test_fn is not None:  # names of their own: see _own_names
             stmt, call, (test_fn, body_fn) = self._own_names(stmt, call, [test_fn, body_fn])
         iterable = self.ctx.namer.helper("iterable")
         item = body_fn.args.args[0].id
@@ -410,7 +433,8 @@ class _Inliner:
             flag = self.ctx.namer.helper("loop_cond")
             source = builders.name(iterator)
             after = self._compute(flag, test)
-            after += self._hand_over(flag, self._with_first_arg(stmt, call, builders.name(iterator)))
+            after += self._hand_over(flag, self._with_first_arg(stmt, call, builders.name(iterator)),
+                                     [test_fn, body_fn])
             flags = _flags(test, self.ag)
             if flags:
                 any_set = gast.BoolOp(op=gast.Or(), values=[gast.Compare(
@@ -429,13 +453,12 @@ class _Inliner:
             fast.insert(0, builders.assign(builders.store(iterator), builders.call(
                 builders.attr(self.ag, "iterate"), builders.name(iterable))))
         fallback = [self._with_first_arg(stmt, call, builders.name(iterable))]
-        # The body functions are defined where the operator may need them:
-        # before the loop if a flag can hand over in the middle of it, else
-        # only where the iterable is symbolic.
-        before = [test_fn, body_fn] if test_fn is not None else []
-        if test_fn is None:
-            fallback.insert(0, body_fn)
-        return builders.located(before + [
+        # The body functions are defined only where the operator needs
+        # them: where the iterable is symbolic, and where a flag turns
+        # symbolic in the middle of the loop (a call builds no closure
+        # before it knows it needs one).
+        fallback[:0] = [f for f in (test_fn, body_fn) if f is not None]
+        return builders.located([
             builders.assign(builders.store(iterable), self.fast(call.args[0])),
             gast.If(test=check, body=fast, orelse=fallback),
         ], stmt)
@@ -564,7 +587,31 @@ class _FastExpressions:
         callee = self._hooked_callee(node)
         if callee is not None:
             return builders.located(self._call_site(node, callee), node)
+        marker = self._return_marker(node)
+        if marker is not None:
+            return builders.located(marker, node)
         return node
+
+    def _return_marker(self, node):
+        """The lowered `return`'s calls (return_statements.py) without a
+        call: `ag__.UndefinedReturnValue()` as the one shared instance (its
+        readers test its type only), `ag__.return_value(retval)` as
+
+            None if retval.__class__ is ag__.UndefinedReturnValue else retval
+        """
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
+                and not node.keywords):
+            return None
+        marker = builders.attr(self.ag, "UndefinedReturnValue")
+        if node.func.attr == "UndefinedReturnValue" and not node.args:
+            return builders.attr(self.ag, "UNDEFINED_RETURN_VALUE")
+        if node.func.attr == "return_value" and len(node.args) == 1 and isinstance(node.args[0], gast.Name):
+            value = node.args[0].id
+            return gast.IfExp(test=gast.Compare(left=builders.attr(builders.name(value), "__class__"),
+                                                ops=[gast.Is()], comparators=[marker]),
+                              body=builders.const(None), orelse=builders.name(value))
+        return None
 
     # Call sites: `ag__.call(f)(args)` remembers, per call site, the callee
     # it resolved last, so that the next call with the same callee skips the

@@ -40,7 +40,14 @@ from autograph.runtime.operators import (
     while_stmt,
 )
 from autograph.runtime.static_ranges import unrolled
-from autograph.runtime.undefined import Undefined, UndefinedReturnValue, ld, ld_free, return_value
+from autograph.runtime.undefined import (
+    UNDEFINED_RETURN_VALUE,
+    Undefined,
+    UndefinedReturnValue,
+    ld,
+    ld_free,
+    return_value,
+)
 
 __all__ = [
     "Backend", "backend_of", "prepare_backends", "register_backend", "unregister_backend",
@@ -50,7 +57,8 @@ __all__ = [
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
     "getitem", "in_place", "setitem", "unrolled", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",
-    "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value",
+    "isub", "itruediv", "ixor", "Undefined", "UndefinedReturnValue", "UNDEFINED_RETURN_VALUE", "ld", "ld_free",
+    "return_value",
 ]
 
 # The backends of other tracers: each claims its types only once its

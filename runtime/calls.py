@@ -180,6 +180,15 @@ def _override(func):
             if second is not _ABSENT:
                 return func(first, second)
             return func(first) if first is not _ABSENT else func()
+        if rest and not kwargs and type(first) in quick and type(second) in quick \
+                and (_bytecode_traced is None or not _bytecode_traced()):
+            # min(a, b, c): what dispatch does for plain values, unless a
+            # bytecode tracer's number may be symbolic.
+            for arg in rest:
+                if type(arg) not in quick:
+                    break
+            else:
+                return func(first, second, *rest)
         args = [a for a in (first, second) if a is not _ABSENT]
         return dispatch(args + list(rest), kwargs)
 
@@ -194,12 +203,26 @@ def _override(func):
 def _len_of_accumulated(override):
     """`len()` that gives the traced length of a list accumulated in a staged
     loop, inside the loop (staging/lists.py)."""
-    from autograph.runtime.staging.lists import is_accumulating, length
+    from autograph.runtime.staging.lists import Appended, length
+
+    # A list is accumulated where its first element is `Appended`
+    # (staging/lists.is_accumulating); a plain value of one argument is
+    # what `override` would pass to len as it is, asked here without its
+    # two calls (len is the builtin converted loops call most).
+    plain = _PLAIN - {list}
+    len_of = builtins.len
 
     def len_(first=_ABSENT, *rest, **kwargs):
-        if is_accumulating(first):
-            return length(first)
-        if type(first) is TracedList:
+        cls = type(first)
+        if cls is list:
+            if first and type(first[0]) is Appended:
+                return length(first)
+            if not rest and not kwargs:
+                return len_of(first)
+        elif cls in plain:
+            if not rest and not kwargs:
+                return len_of(first)
+        elif cls is TracedList:
             return first.length
         return override(first, *rest, **kwargs)
     return len_

@@ -8,7 +8,8 @@ way reading the unbound variable fails in Python, which `ld` does.
 
 import sys
 
-__all__ = ["Undefined", "UndefinedReturnValue", "ld", "ld_free", "return_value", "unbound_error"]
+__all__ = ["Undefined", "UndefinedReturnValue", "UNDEFINED_RETURN_VALUE", "ld", "ld_free", "return_value",
+           "unbound_error"]
 
 
 class Undefined:
@@ -36,6 +37,12 @@ class UndefinedReturnValue(Undefined):
 
     def __init__(self):
         super().__init__("<return value>")
+
+
+# The one instance the inlined code that runs (converters/fast_paths.py)
+# starts a function with, instead of building one per call: code reads the
+# marker only by its type, never by identity.
+UNDEFINED_RETURN_VALUE = UndefinedReturnValue()
 
 
 def return_value(value):
