@@ -28,6 +28,13 @@ __all__ = ["Transformer"]
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
+def is_runtime(func, ag, name=None):
+    """True if `func` is `ag.name`, where `ag` is the name generated code
+    gives the runtime (any runtime attribute where `name` is None)."""
+    return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+            and func.value.id == ag and (name is None or func.attr == name))
+
+
 class Transformer(gast.NodeTransformer):
     """Base of the converter passes: `transform(node, ctx)` runs the pass on
     the body of function `node`, without entering nested scopes."""
@@ -76,5 +83,4 @@ class Transformer(gast.NodeTransformer):
 
     def is_runtime(self, func, name=None):
         """True if `func` is `ag__.name` (any runtime attribute where `name` is None)."""
-        return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-                and func.value.id == self.ctx.ag and (name is None or func.attr == name))
+        return is_runtime(func, self.ctx.ag, name)

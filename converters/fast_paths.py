@@ -87,14 +87,18 @@ class _Inliner:
         ])
 
     @staticmethod
-    def _with_first_arg(stmt, call, first):
-        """A copy of operator statement `stmt` whose call takes `first` as
-        its first argument."""
+    def _with_args(stmt, call, args):
+        """(a copy of operator statement `stmt`, its call) whose call takes `args`."""
         new_call = copy.copy(call)
-        new_call.args = [builders.located(first, call)] + call.args[1:]
+        new_call.args = args
         new_stmt = copy.copy(stmt)
         new_stmt.value = new_call
-        return new_stmt
+        return new_stmt, new_call
+
+    def _with_first_arg(self, stmt, call, first):
+        """A copy of operator statement `stmt` whose call takes `first` as
+        its first argument."""
+        return self._with_args(stmt, call, [builders.located(first, call)] + call.args[1:])[0]
 
     # Walk ------------------------------------------------------------------
 
@@ -375,24 +379,11 @@ class _Inliner:
     def _stageable_range(self, stmt, call, body_fn):
         """(stmt, call) with the option `stageable` (converters/static_ranges.py)
         for a `for` over `range(...)` whose body only computes, else None."""
-        source = call.args[0]
-        if not (isinstance(source, gast.Call) and isinstance(source.func, gast.Call)
-                and isinstance(source.func.func, gast.Attribute) and source.func.func.attr == "call"
-                and isinstance(source.func.func.value, gast.Name) and source.func.func.value.id == self.ag
-                and isinstance(source.func.args[0], gast.Name) and source.func.args[0].id == "range"):
-            return None
-        names = [e.value for e in call.args[4].elts] if isinstance(call.args[4], gast.Tuple) else None
-        if names is None or len(call.args) > 5:
-            return None
-        found = static_ranges.stageable(body_fn, names, self.ag, self.ctx.scope.locals)
+        found = static_ranges.stageable(call, body_fn, self.ag, self.ctx.scope.locals)
         if found is None:
             return None
-        new_call = copy.copy(call)
         options = gast.Dict(keys=[builders.const("stageable")], values=[builders.const(found)])
-        new_call.args = call.args + [builders.located(options, call)]
-        new_stmt = copy.copy(stmt)
-        new_stmt.value = new_call
-        return new_stmt, new_call
+        return self._with_args(stmt, call, call.args + [builders.located(options, call)])
 
     def for_stmt(self, stmt, call, definitions):
         if _sets_option(call, 5, "unroll"):

@@ -28,6 +28,7 @@ Loops that `break` or `return` are not staged this way.
 """
 
 import gast
+from autograph.converters.base import is_runtime
 
 __all__ = ["stageable"]
 
@@ -42,12 +43,18 @@ _METHODS = frozenset({
 _ATTRIBUTES = frozenset({"T", "at", "real", "imag", "mT"})
 
 
-def stageable(body_fn, names, ag, local_names):
-    """For the body function `body_fn` of a `for` over a range, whose outputs
-    are `names` and whose enclosing function binds `local_names`: None if
-    the loop must run as Python, else (callees, indexed): the dotted names
-    of the module-level functions it calls, and the (name, axis) pairs that
-    its loop variable indexes."""
+def stageable(call, body_fn, ag, local_names):
+    """For `call`, control_flow's `ag__.for_stmt(...)` call of a loop without
+    a `break` or `return` flag, whose body function is `body_fn` and whose
+    enclosing function binds `local_names`: (callees, indexed) if it loops
+    over `range(...)`, sets no loop options, and its body only computes,
+    else None. `callees`: the dotted names of the module-level functions it
+    calls; `indexed`: the (name, axis) pairs that its loop variable indexes."""
+    source = call.args[0]
+    if not isinstance(source, gast.Call) or _dotted(_callee(source, ag)) != "range" \
+            or len(call.args) > 5 or not isinstance(call.args[4], gast.Tuple):
+        return None
+    names = [e.value for e in call.args[4].elts]
     item = body_fn.args.args[0].id if body_fn.args.args else None
     if item is None or item in names:
         return None
@@ -85,17 +92,12 @@ def stageable(body_fn, names, ag, local_names):
     return tuple(sorted(callees)), tuple(sorted(indexed))
 
 
-def _is_runtime(node, ag, name=None):
-    return (isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and node.value.id == ag
-            and (name is None or node.attr == name))
-
-
 def _callee(call, ag):
     """What `call` calls: None for an operator of the runtime, the callee of
     `ag__.call(f)(...)`, False for a call of anything else."""
-    if _is_runtime(call.func, ag):
+    if is_runtime(call.func, ag):
         return None
-    if isinstance(call.func, gast.Call) and _is_runtime(call.func.func, ag, "call") and len(call.func.args) == 1:
+    if isinstance(call.func, gast.Call) and is_runtime(call.func.func, ag, "call") and len(call.func.args) == 1:
         return call.func.args[0]
     return False
 
@@ -126,7 +128,7 @@ def _method(node, local, ag):
             node = node.value
         elif isinstance(node, gast.Subscript):
             node = node.value
-        elif isinstance(node, gast.Call) and _is_runtime(node.func, ag, "getitem") and node.args:
+        elif isinstance(node, gast.Call) and is_runtime(node.func, ag, "getitem") and node.args:
             node = node.args[0]
         else:
             return isinstance(node, (gast.Call, gast.BinOp, gast.UnaryOp))
@@ -144,8 +146,8 @@ def _index_of(name, parents, ag):
         name, parent = parent, parents.get(id(parent))
     if isinstance(parent, gast.Subscript) and parent.slice is name:
         target = parent.value
-    elif isinstance(parent, gast.Call) and (_is_runtime(parent.func, ag, "getitem")
-                                            or _is_runtime(parent.func, ag, "setitem")) \
+    elif isinstance(parent, gast.Call) and (is_runtime(parent.func, ag, "getitem")
+                                            or is_runtime(parent.func, ag, "setitem")) \
             and len(parent.args) >= 2 and parent.args[1] is name:
         target = parent.args[0]
     else:

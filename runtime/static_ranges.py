@@ -69,8 +69,7 @@ def _pure(f):
 
 def _resolve(dotted, namespace):
     root, *rest = dotted.split(".")
-    value = namespace.get(root, getattr(builtins, root, None)) if root in namespace or hasattr(builtins, root) \
-        else None
+    value = namespace[root] if root in namespace else getattr(builtins, root, None)
     for part in rest:
         value = getattr(value, part, None)
     return value
