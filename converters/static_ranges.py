@@ -19,8 +19,8 @@ in it included):
     converted code): no attribute or item of another object, no `global`,
     `nonlocal`, `del`, `yield`, `lambda`;
   * calls only functions named from module level (`jnp.sin`, `len`), which
-    the runtime resolves and accepts only from JAX, numpy (not
-    `numpy.random`), `math` and Python's side-effect-free builtins, and
+    the runtime resolves and accepts only from JAX (not `jax.debug`),
+    `math` and Python's side-effect-free builtins, and
     methods of a local or computed value whose names are array methods
     (`v.sum()`, `out.at[i].set(v)`, `jnp.tanh(v).sum()`).
 

@@ -9,7 +9,7 @@ ranges from a trip count on (`Backend.stages_range`: JAX from
 `RANGE_LOOP_MIN` iterations), and `run` then:
 
   1. resolves the callees the converter listed and accepts only functions
-     of JAX, numpy (not `numpy.random`), `math`, `operator` and Python's
+     of JAX (not `jax.debug`), `math` and Python's
      builtins that have no side effects: one traced iteration then does
      what each Python iteration does;
   2. runs the first iteration as Python, as the unconverted loop does;
@@ -38,7 +38,9 @@ _PURE_BUILTINS = frozenset({
     abs, all, any, bool, complex, divmod, enumerate, float, int, isinstance, len, max, min, pow, range,
     reversed, round, sum, tuple, zip,
 })
-_MODULES = ("jax", "jaxlib", "numpy", "math", "operator")
+# Not numpy nor operator: `np.add(a, b, out=buf)`, `np.copyto`, `operator.setitem`
+# change an array in place, which one traced iteration would do once.
+_MODULES = ("jax", "jaxlib", "math")
 
 
 def _stager(n):
@@ -61,10 +63,8 @@ def _pure(f):
             return True
     except TypeError:  # unhashable
         return False
-    if type(f).__name__ == "ufunc":  # numpy's ufuncs have no __module__
-        return True
     module = getattr(f, "__module__", None) or ""
-    return module.split(".")[0] in _MODULES and not module.startswith(("numpy.random", "jax.debug"))
+    return module.split(".")[0] in _MODULES and not module.startswith("jax.debug")
 
 
 def _resolve(dotted, namespace):

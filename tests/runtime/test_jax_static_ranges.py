@@ -162,6 +162,17 @@ def random_draws(x):
     return acc
 
 
+BUFFER = np.zeros(1)
+
+
+def numpy_in_place(x):
+    acc = 0.0
+    for i in range(len(x)):
+        np.copyto(BUFFER, BUFFER + 1.0)
+        acc = acc + x[i]
+    return acc
+
+
 class Counter:
     calls = 0
 
@@ -185,20 +196,21 @@ def user_callee(x):
     return acc
 
 
-UNROLLED = [prints, appends, counts, past_the_end, arithmetic, random_draws, attribute, user_callee]
+UNROLLED = [prints, appends, counts, past_the_end, arithmetic, random_draws, numpy_in_place, attribute,
+            user_callee]
 
 
 @pytest.mark.parametrize("f", UNROLLED, ids=[f.__name__ for f in UNROLLED])
 def test_a_body_that_may_do_more_than_compute_stays_a_python_loop(f, capsys):
     x = jnp.linspace(0.0, 1.0, N)
-    Counter.calls = 0
+    Counter.calls, BUFFER[0] = 0, 0.0
     expected = f(x)
-    expected_out, expected_calls = capsys.readouterr().out, Counter.calls
-    Counter.calls = 0
+    expected_out, expected_calls, expected_buffer = capsys.readouterr().out, Counter.calls, BUFFER[0]
+    Counter.calls, BUFFER[0] = 0, 0.0
     staged = jax.jit(autograph.to_graph(f))
     np.testing.assert_allclose(staged(x), expected, rtol=1e-12)
     assert capsys.readouterr().out == expected_out
-    assert Counter.calls == expected_calls
+    assert (Counter.calls, BUFFER[0]) == (expected_calls, expected_buffer)
     assert _loops(jax.make_jaxpr(jax.jit(autograph.to_graph(f)))(x).jaxpr) == []
 
 
