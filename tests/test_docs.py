@@ -127,3 +127,20 @@ def test_fenced_blocks_parse():
     lines = ["text\n", "```python\n", "print(1)\n", "```\n", "\n", "```\n", "1\n", "```\n",
              "```python\n", "x = 2\n", "```\n", "between\n", "```\n", "2\n", "```\n"]
     assert examples(lines) == [(3, "print(1)\n", ("1\n", 6, 7)), (10, "x = 2\n", None)]
+
+
+def test_readme_links_resolve_and_it_stays_short():
+    # The README is the front page: the guides hold the detail (at most 200
+    # lines, issue 31), and each relative link of it names a page that exists,
+    # with a heading for its anchor.
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    assert len(text.splitlines()) <= 200
+    for target, anchor in re.findall(r"\]\(((?:docs|examples)/[^)#]+)(?:#([^)]+))?\)", text):
+        path = os.path.join(ROOT, target)
+        assert os.path.exists(path), target
+        if anchor:
+            with open(path, encoding="utf-8") as f:
+                headings = [line.lstrip("#").strip() for line in f if line.startswith("#")]
+            slugs = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+            assert anchor in slugs, f"{target}#{anchor}"
