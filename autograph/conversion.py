@@ -46,6 +46,7 @@ from autograph.converters import (
 )
 from autograph.errors import ConversionError
 from autograph.naming import Namer
+from autograph.python_ast import to_ast
 
 __all__ = ["convert_function", "converted", "converted_source", "cached", "remember", "is_generated", "clear_cache",
            "Context", "Options", "DEFAULT", "namespace", "set_callee_policy"]
@@ -160,7 +161,7 @@ class _Artifact:
 
 
 def _unparse(tree):
-    return ast.unparse(gast.gast_to_ast(tree))
+    return ast.unparse(to_ast(tree))
 
 
 def _lazy_lines(reference):
@@ -377,7 +378,7 @@ def _compile(node, f, filename, ag, sites=()):
         body.insert(0, gast.Global(names=[node.name]))
     factory = builders.function(ag + "_factory", [ag] + freevars + list(sites), body)
     module = gast.Module(body=[builders.located(factory, node)], type_ignores=[])
-    tree = gast.gast_to_ast(module)
+    tree = to_ast(module)
     try:
         code = compile(tree, filename, "exec", dont_inherit=True)
     except (TypeError, ValueError):  # a generated node without a position

@@ -17,6 +17,7 @@ import types
 import gast
 
 from autograph.errors import ConversionError
+from autograph.python_ast import to_ast
 
 __all__ = ["code_qualname", "parse_function", "parse_source", "private_name_mangler"]
 
@@ -140,7 +141,7 @@ def _find_lambda(f, filename, lines):
 def _same_lambda_code(node, f, filename, lines):
     """True if compiling `node` gives the bytecode of the lambda `f`."""
     code = f.__code__
-    expr = gast.gast_to_ast(gast.Expression(body=node))
+    expr = to_ast(gast.Expression(body=node))
     tree = ast.Module(body=[_located(ast.Expr(value=expr.body), expr.body)], type_ignores=[])
     tree = _with_imports(_enclosed(tree, code.co_freevars), _imported_names(filename, lines))
     try:

@@ -28,6 +28,7 @@ from autograph.converters import base
 
 from autograph import builders
 from autograph.analysis import walk_scope
+from autograph.python_ast import to_ast
 
 __all__ = ["transform"]
 
@@ -79,7 +80,7 @@ class _Transformer(base.Transformer):
         listed = isinstance(node.value, gast.Name) and node.value.id in self.lists
         if not (listed or any(isinstance(n, gast.Name) and n.id in self.staged for n in gast.walk(node.slice))):
             return node
-        text = ast.unparse(gast.gast_to_ast(node.value))
+        text = ast.unparse(to_ast(node.value))
         return builders.located(self.operator("getitem", node.value, node.slice, gast.Constant(text, None)), node)
 
 

@@ -540,12 +540,12 @@ def test_package_source_evaluates_no_strings():
     found = _dynamic_calls()
     assert {(f, w, c) for f, w, c, _ in found} <= _ALLOWED, sorted(found)
     by_key = {(f, w, c): first for f, w, c, first in found}
-    # conversion compiles a tree built by gast.gast_to_ast, never a string
+    # conversion compiles a tree built by python_ast.to_ast, never a string
     assert by_key[("autograph/conversion.py", "_compile", "compile")] == "tree"
     conversion = (ROOT / "autograph/conversion.py").read_text()
-    assert re.search(r"tree = gast\.gast_to_ast\(module\)\s+try:\s+code = compile\(tree,", conversion)
+    assert re.search(r"tree = to_ast\(module\)\s+try:\s+code = compile\(tree,", conversion)
     assert by_key[("autograph/parsing.py", "_same_lambda_code", "compile")] == "tree"
-    assert "expr = gast.gast_to_ast(gast.Expression(body=node))" in (ROOT / "autograph/parsing.py").read_text()
+    assert "expr = to_ast(gast.Expression(body=node))" in (ROOT / "autograph/parsing.py").read_text()
     # no bare-name use of eval/exec elsewhere (getattr(builtins, "eval") and the like)
     for directory in _PACKAGE_DIRS:
         for path in (ROOT / directory).rglob("*.py"):
