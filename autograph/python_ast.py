@@ -24,24 +24,44 @@ _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 def to_ast(node):
     """The `ast` tree equal to gast tree `node`."""
-    layout = _LAYOUTS.get(type(node)) or _layout(type(node))
-    if layout.shared is not None:
-        return layout.shared
-    if layout.special is not None:
-        return layout.special(node)
-    new = layout.target()
-    # Fields and positions are plain instance attributes of both kinds of node.
-    attributes, keep = new.__dict__, layout.keep
-    for key, value in node.__dict__.items():
-        if key in keep:
-            if type(value) is list:
-                value = [item if item is None or type(item) is str else to_ast(item) for item in value]
-            elif isinstance(value, _GAST):
-                value = to_ast(value)
-            attributes[key] = value
-    return new
+    convert = _CONVERTERS.get(type(node)) or _converter(type(node))
+    return convert(node)
 
 
+def _converter(cls):
+    """The function that converts a node of gast class `cls`."""
+    target = getattr(ast, cls.__name__)
+    keep = frozenset(target._fields + target._attributes)
+    special = _SPECIAL.get(cls.__name__)
+    if special is not None:
+        convert = special
+    elif not keep:  # a context or an operator: one instance, as ast.parse shares them
+        shared = target()
+
+        def convert(node):
+            return shared
+    else:
+        def convert(node):
+            new = target()
+            # Fields and positions are plain instance attributes of both kinds of node.
+            attributes = new.__dict__
+            for key, value in node.__dict__.items():
+                if key in keep:
+                    kind = type(value)
+                    if kind is list:
+                        value = [item if item is None or type(item) is str else
+                                 (_CONVERTERS.get(type(item)) or _converter(type(item)))(item) for item in value]
+                    elif kind in _CONVERTERS:
+                        value = _CONVERTERS[kind](value)
+                    elif isinstance(value, _GAST):
+                        value = _converter(kind)(value)
+                    attributes[key] = value
+            return new
+    _CONVERTERS[cls] = convert
+    return convert
+
+
+_CONVERTERS = {}
 _GAST = gast.AST
 
 
@@ -49,29 +69,6 @@ def _value(value):
     if type(value) is list:
         return [item if item is None or type(item) is str else to_ast(item) for item in value]
     return to_ast(value) if isinstance(value, _GAST) else value
-
-
-class _Layout:
-    """What one gast class becomes: its `ast` class and the attributes it
-    keeps (the fields that `ast` declares, and positions), or one shared
-    instance for a class without either (a context or an operator, which
-    `ast.parse` shares too), or a function of its own (`_SPECIAL`)."""
-
-    __slots__ = ("target", "keep", "shared", "special")
-
-    def __init__(self, cls):
-        self.target = getattr(ast, cls.__name__)
-        self.keep = frozenset(self.target._fields + self.target._attributes)
-        self.shared = None if self.keep else self.target()
-        self.special = _SPECIAL.get(cls.__name__)
-
-
-_LAYOUTS = {}
-
-
-def _layout(cls):
-    layout = _LAYOUTS[cls] = _Layout(cls)
-    return layout
 
 
 def _located(new, node):

@@ -33,17 +33,23 @@ from autograph.python_ast import to_ast
 __all__ = ["transform"]
 
 _STAGED = (gast.If, gast.While, gast.For)
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 def _bindings(function):
     """(the names `function` binds to a list display or comprehension, the
-    names bound inside an `if`, `while` or `for`)."""
+    names bound inside an `if`, `while` or `for`), in one walk: a node is
+    inside such a statement if its parent is one or is inside one."""
     lists, staged = set(), set()
+    inside = set()  # ids of the nodes within an `if`, `while` or `for`
     for node in walk_scope(function):
+        within = id(node) in inside
         if isinstance(node, gast.Assign) and isinstance(node.value, (gast.List, gast.ListComp)):
             lists.update(t.id for t in node.targets if isinstance(t, gast.Name))
-        elif isinstance(node, _STAGED):
-            staged.update(n.id for n in walk_scope(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        elif within and isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            staged.add(node.id)
+        if (within or isinstance(node, _STAGED)) and not isinstance(node, _SCOPES):
+            inside.update(id(child) for child in builders.children(node))
     return lists, staged
 
 

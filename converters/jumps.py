@@ -80,19 +80,34 @@ def structure(stmts, is_jump, into_loops):
         for block in _child_blocks(stmt, into_loops):
             block[:] = structure(block, is_jump, into_loops)
         result.append(stmt)
-        if isinstance(stmt, gast.If) and contains([stmt], is_jump, into_loops):
-            rest = stmts[index + 1:]
-            body_jumps = always_jumps(stmt.body, is_jump)
-            else_jumps = always_jumps(stmt.orelse, is_jump)
-            if body_jumps and else_jumps:
-                return result  # the rest is dead code
-            if rest and (body_jumps or else_jumps):
-                branch = stmt.orelse if body_jumps else stmt.body
-                branch[:] = structure(branch + rest, is_jump, into_loops)
-                return result
         if is_jump(stmt):
             return result
+        if isinstance(stmt, gast.If) and index + 1 < len(stmts) \
+                and (always_jumps(stmt.body, is_jump) or always_jumps(stmt.orelse, is_jump)):
+            _append(result, structure(stmts[index + 1:], is_jump, into_loops), is_jump)
+            return result
     return result
+
+
+def _append(block, rest, is_jump):
+    """Extends `block` with `rest` (both structured) as structuring `block +
+    rest` would: into the other branch of a last `if` one of whose branches
+    always jumps (again in that branch), and nowhere after a jump (the rest
+    is dead code). Only this seam is walked, not the blocks again: an
+    `elif` chain whose branches return is walked once."""
+    while block:
+        last = block[-1]
+        if is_jump(last) or (_is_try(last) and always_jumps(last.finalbody, is_jump)):
+            return
+        if not isinstance(last, gast.If):
+            break
+        if always_jumps(last.body, is_jump):
+            block = last.orelse
+        elif always_jumps(last.orelse, is_jump):
+            block = last.body
+        else:
+            break
+    block.extend(rest)
 
 
 def lower(stmts, is_jump, replace, flag, into_loops, on_loop=None, reset=None):

@@ -195,6 +195,39 @@ def test_long_chains_convert_and_match(source):
     assert sys.getrecursionlimit() == limit
 
 
+def _elif_assigning(n):
+    branches = "".join(f"    elif x == {i}:\n        y = x * {i}\n" for i in range(1, n))
+    return f"def f(x):\n    if x == 0:\n        y = -5\n{branches}    else:\n        y = -1\n    return y\n"
+
+
+@pytest.mark.parametrize("make", [_elif_chain, _elif_assigning], ids=["returning", "assigning"])
+def test_conversion_walks_an_elif_chain_a_bounded_number_of_times(make, monkeypatch):
+    # The nodes that the converters' walks visit grow with the chain, not
+    # with its square: no pass walks the rest of the chain at every level
+    # (item_reads once collected, and jumps once checked, every nested `if`).
+    from autograph import builders
+    from autograph.converters import jumps
+    visits = [0]
+
+    def counting(walk):
+        def counted(*args):
+            visits[0] += 1
+            return walk(*args)
+        return counted
+    monkeypatch.setattr(builders, "children", counting(builders.children))
+    monkeypatch.setattr(jumps, "_child_blocks", counting(jumps._child_blocks))
+    counts = []
+    for n in (60, 120):
+        f = scaling.make_function(make(n))
+        visits[0] = 0
+        try:
+            autograph.to_graph(f)
+        finally:
+            scaling.forget(f)
+        counts.append(visits[0])
+    assert counts[1] < 2.3 * counts[0], counts
+
+
 def test_caller_of_a_long_chain_converts_it_on_call():
     callee = scaling.make_function(_elif_chain(200))
     caller = scaling.make_function("def caller(x):\n    if x:\n        return callee(x) + 1\n"
