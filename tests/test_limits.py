@@ -205,8 +205,9 @@ def test_conversion_walks_an_elif_chain_a_bounded_number_of_times(make, monkeypa
     # The nodes that the converters' walks visit grow with the chain, not
     # with its square: no pass walks the rest of the chain at every level
     # (item_reads once collected, and jumps once checked, every nested `if`).
-    from autograph import builders
     from autograph.converters import jumps
+
+    from autograph import builders
     visits = [0]
 
     def counting(walk):
