@@ -150,7 +150,7 @@ class _Artifact:
     __slots__ = ("code", "tree", "filename", "sites", "_source", "__weakref__")
 
     def __init__(self, code, tree, filename, sites):
-        self.code, self.tree, self.filename, self.sites, self._source = code, tree, filename, frozenset(sites), None
+        self.code, self.tree, self.filename, self.sites, self._source = code, tree, filename, sites, None
 
     @property
     def source(self):
@@ -516,8 +516,9 @@ def convert_function(f, options=DEFAULT):
     for name in code.co_freevars:
         if name in original:
             cells.append(original[name])
-        elif name in artifact.sites:
-            cells.append(types.CellType(runtime_calls.Site()))
+        elif name in artifact.sites:  # a call site's, or a runtime value's (fast_paths.transform)
+            bound = artifact.sites[name]
+            cells.append(types.CellType(runtime_calls.Site() if bound is None else getattr(ag_value, bound)))
         else:
             cells.append(types.CellType(ag_value))
     converted = types.FunctionType(code, f.__globals__, f.__name__, f.__defaults__, tuple(cells) or None)
