@@ -17,13 +17,13 @@ import types
 import gast
 
 from autograph.errors import ConversionError
-from autograph.python_ast import to_ast
+from autograph.python_ast import from_ast, to_ast
 
 __all__ = ["code_qualname", "parse_function", "parse_source", "private_name_mangler"]
 
 
 def parse_source(source, filename="<source>"):
-    return gast.parse(source, filename=filename)
+    return from_ast(ast.parse(source, filename=filename))
 
 
 def _describe(f):
@@ -63,14 +63,13 @@ def _find_def(f, filename, lines):
     indented = block[0][:1].isspace()
     source = ("if 1:\n" if indented else "") + "".join(block)
     try:
-        module = gast.parse(source)
+        module = ast.parse(source)
     except SyntaxError as e:
         raise ConversionError(f"cannot convert {_describe(f)}: its source at {filename}:{start + 1} "
                               f"does not parse ({e.msg}); it may have changed since import") from None
     if not module.body:
         raise ConversionError(f"cannot convert {_describe(f)}: no definition found at {filename}:{start + 1}")
-    node = module.body[0].body[0] if indented else module.body[0]
-    _shift(node, start - indented, 0)
+    node = from_ast(module.body[0].body[0] if indented else module.body[0], start - indented)
     if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == code.co_name \
             and not _compiles_to(source, f, _imported_names(filename, lines)):
         raise ConversionError(
@@ -83,18 +82,6 @@ def _find_def(f, filename, lines):
     return node
 
 
-def _shift(tree, lines, columns):
-    for node in gast.walk(tree):
-        if hasattr(node, "lineno") and node.lineno is not None:
-            node.lineno += lines
-            if getattr(node, "end_lineno", None) is not None:
-                node.end_lineno += lines
-            if columns and getattr(node, "col_offset", None) is not None:
-                node.col_offset += columns
-                if getattr(node, "end_col_offset", None) is not None:
-                    node.end_col_offset += columns
-
-
 _module_cache = {}
 
 
@@ -102,7 +89,7 @@ def _parse_module_lines(filename, lines):
     key = (filename, len(lines), lines[0] if lines else "", lines[-1] if lines else "")
     tree = _module_cache.get(key)
     if tree is None:
-        tree = gast.parse("".join(lines))
+        tree = from_ast(ast.parse("".join(lines)))
         if len(_module_cache) > 64:
             _module_cache.clear()
         _module_cache[key] = tree

@@ -1,10 +1,12 @@
-"""gast trees back to Python's own `ast`, for `compile` and `ast.unparse`.
+"""Python's own `ast` to gast and back: `from_ast` for the trees that
+parsing gives the converters, `to_ast` for `compile` and `ast.unparse`.
 
 The converters work on gast, whose nodes are the same across Python
-versions; what runs is compiled from Python's `ast`. `to_ast` makes the
-second from the first in one walk. gast's own `gast_to_ast` does the same
-through a generic `NodeTransformer` (a dictionary of fields built per
-node, every field looked up by name); it took 30% of a conversion.
+versions; what runs is compiled from Python's `ast`. Each function makes
+one tree from the other in one walk. gast's own `ast_to_gast` and
+`gast_to_ast` do the same through a generic `NodeTransformer` (a
+dictionary of fields built per node, every field looked up by name): they
+took a third of a conversion.
 
 The two trees differ only where gast is uniform and `ast` is not: gast
 writes a parameter, and the name bound by `except E as name`, as a
@@ -17,7 +19,7 @@ import ast
 
 import gast
 
-__all__ = ["to_ast"]
+__all__ = ["from_ast", "to_ast"]
 
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -101,3 +103,76 @@ def _except_handler(node):
 
 
 _SPECIAL = {"arguments": _arguments, "ExceptHandler": _except_handler}
+
+
+def from_ast(node, lines=0):
+    """The gast tree equal to `ast` tree `node` (as `gast.ast_to_gast`
+    makes it), its line numbers moved by `lines`."""
+    return _FromAst(lines).convert(node)
+
+
+class _FromAst:
+    """`from_ast` for one tree: a converter per `ast` class, as `to_ast`
+    has one per gast class, and the line shift."""
+
+    def __init__(self, lines):
+        self.lines = lines
+        self.converters = {ast.arg: self._arg, ast.ExceptHandler: self._except_handler}
+
+    def convert(self, node):
+        convert = self.converters.get(type(node)) or self._converter(type(node))
+        return convert(node)
+
+    def _value(self, value):
+        if type(value) is list:
+            return [item if item is None or type(item) is str else self.convert(item) for item in value]
+        return self.convert(value) if isinstance(value, ast.AST) else value
+
+    def _converter(self, cls):
+        target = getattr(gast, cls.__name__)
+        fields = target._fields
+        # gast's fields that `ast` lacks here: a Name's annotation and type
+        # comment (a parameter's, in gast), type parameters before 3.12.
+        absent = tuple(f for f in fields if f not in cls._fields)
+        if not fields and not cls._attributes:  # a context or an operator
+            def convert(node):
+                return target()
+        else:
+            lines, value = self.lines, self._value
+
+            def convert(node):
+                new = target()
+                attributes = new.__dict__
+                for key, item in node.__dict__.items():
+                    kind = type(item)
+                    if kind is list:
+                        item = value(item)
+                    elif kind is int or kind is str or item is None:
+                        if lines and (key == "lineno" or key == "end_lineno") and item is not None:
+                            item += lines
+                    else:
+                        item = value(item)
+                    attributes[key] = item
+                for key in absent:
+                    attributes[key] = [] if key == "type_params" else None
+                return new
+        self.converters[cls] = convert
+        return convert
+
+    def _located(self, new, node):
+        for attribute in _POSITION:
+            value = getattr(node, attribute, None)
+            if value is not None:
+                setattr(new, attribute, value + self.lines if attribute in ("lineno", "end_lineno") else value)
+        return new
+
+    def _arg(self, node):
+        """A parameter: `ast.arg` as gast's `Name` in the `Param` context."""
+        return self._located(gast.Name(id=node.arg, ctx=gast.Param(), annotation=self._value(node.annotation),
+                                       type_comment=getattr(node, "type_comment", None)), node)
+
+    def _except_handler(self, node):
+        name = None if node.name is None else gast.Name(id=node.name, ctx=gast.Store(), annotation=None,
+                                                         type_comment=None)
+        return self._located(gast.ExceptHandler(type=self._value(node.type), name=name,
+                                                body=self._value(node.body)), node)

@@ -1,6 +1,7 @@
-"""`python_ast.to_ast` turns the converters' gast trees back into Python's
-`ast`: it must give exactly the tree gast's own `gast_to_ast` gives (fields
-and positions), on every construct of the language and on real modules."""
+"""`python_ast.from_ast` turns Python's `ast` into the converters' gast
+trees, and `to_ast` turns them back: each must give exactly the tree gast's
+own `ast_to_gast` / `gast_to_ast` gives (fields and positions), on every
+construct of the language and on real modules."""
 
 import ast
 import inspect
@@ -10,7 +11,7 @@ import textwrap
 import gast
 import pytest
 
-from autograph.python_ast import to_ast
+from autograph.python_ast import from_ast, to_ast
 from tools.program_generator import generate
 
 CONSTRUCTS = '''
@@ -89,6 +90,24 @@ def test_to_ast_equals_gasts_own_conversion(name, source):
     ours, gasts = to_ast(tree), gast.gast_to_ast(tree)
     assert ast.dump(ours, include_attributes=True) == ast.dump(gasts, include_attributes=True)
     compile(ours, name, "exec")
+
+
+@pytest.mark.parametrize("name, source", list(_sources()), ids=lambda v: v if len(v) < 40 else "")
+def test_from_ast_equals_gasts_own_conversion(name, source):
+    tree = ast.parse(source)
+    assert gast.dump(from_ast(tree), include_attributes=True) == gast.dump(gast.ast_to_gast(tree),
+                                                                            include_attributes=True)
+
+
+def test_from_ast_moves_line_numbers_and_keeps_columns():
+    tree = ast.parse("def f(a):\n    try:\n        return (a +\n                1)\n    except E as e:\n        pass\n")
+    moved = from_ast(tree, 40)
+    for ours, theirs in zip(gast.walk(moved), gast.walk(gast.ast_to_gast(tree)), strict=True):
+        assert type(ours) is type(theirs)
+        if getattr(theirs, "lineno", None) is not None:
+            assert (ours.lineno, ours.end_lineno) == (theirs.lineno + 40, theirs.end_lineno + 40)
+            assert (ours.col_offset, ours.end_col_offset) == (theirs.col_offset, theirs.end_col_offset)
+    assert [n.lineno for n in gast.walk(moved) if isinstance(n, gast.Return)] == [43]
 
 
 def test_contexts_and_operators_are_shared_as_ast_parse_shares_them():
