@@ -640,6 +640,8 @@ class _FastExpressions:
     # hook (an identity check instead of a function call):
     #
     #   f(x)        -> (site[1] if f is site[0] else ag__.call_site(site, f))(x)
+    #   len(x)      -> len(value) if (value := x).__class__ in sized_types
+    #                  and len is builtin_len else (... as f(x) ...)(value)
     #   obj.m(x)    -> (obj.m if obj.__class__ is site[0]
     #                   else ag__.call_method(site, obj, obj.m))(x)
     #   obj.m(x)    -> obj.m(x) if obj.__class__ is site[0]
@@ -667,6 +669,19 @@ class _FastExpressions:
         self.sites[site] = None
         first, second = (gast.Subscript(value=builders.name(site), slice=builders.const(i), ctx=gast.Load())
                          for i in (0, 1))
+        if isinstance(callee, gast.Name) and callee.id == "len" and len(node.args) == 1 and not node.keywords \
+                and not isinstance(node.args[0], gast.Starred):
+            # The builtin on a value of a plain type, with no call of the hook
+            # (of a backend's override: 116 ns against 29).
+            resolved = gast.IfExp(
+                test=gast.Compare(left=callee, ops=[gast.Is()], comparators=[first]), body=second,
+                orelse=builders.call(builders.attr(self.ag, "call_site"), builders.name(site), callee))
+            plain = gast.BoolOp(op=gast.And(), values=[
+                gast.Compare(left=builders.attr(self._assign(node.args[0]), "__class__"), ops=[gast.In()],
+                             comparators=[self.runtime_value("SIZED_TYPES")]),
+                gast.Compare(left=callee, ops=[gast.Is()], comparators=[self.runtime_value("BUILTIN_LEN")])])
+            return gast.IfExp(test=plain, body=builders.call(callee, builders.name(self.temporary)),
+                              orelse=builders.call(builders.located(resolved, node), builders.name(self.temporary)))
         if isinstance(callee, gast.Name):
             resolved = gast.IfExp(
                 test=gast.Compare(left=callee, ops=[gast.Is()], comparators=[first]), body=second,

@@ -33,7 +33,8 @@ from autograph.runtime.staging.lists import TracedList
 
 __all__ = ["bytecode_traced", "call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh",
            "remember",
-           "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS"]
+           "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS",
+           "BUILTIN_LEN", "SIZED_TYPES"]
 
 def _unconverted(f):
     return f
@@ -227,6 +228,13 @@ def _len_of_accumulated(override):
         return override(first, *rest, **kwargs)
     return len_
 
+
+#: The types whose `len()` no backend gives otherwise: converted code calls
+#: the builtin `BUILTIN_LEN` on them itself (converters/fast_paths.py), where a
+#: backend's override of `len` would cost a Python call. Not `list`, which
+#: may be a list accumulated in a staged loop.
+SIZED_TYPES = (str, tuple, dict, set, frozenset, bytes, range)
+BUILTIN_LEN = builtins.len
 
 OVERRIDDEN_BUILTINS = (
     "print", "len", "range", "enumerate", "zip", "abs", "min", "max", "sum",

@@ -167,8 +167,33 @@ def test_call_sites_remember_their_callee():
     assert sites, "the converted function has call sites"
     remembered = {site[0] for site in sites}
     assert list in remembered  # out.append: any list will do
-    assert len in remembered  # len(...): the overridden builtin itself
     assert "call(str)" not in autograph.to_code(calls_helpers)  # plain builtins are called as they are
+
+
+def sizes(items, text):
+    return len(text), len(tuple(items)), len(items), text.upper()
+
+
+def test_len_of_a_plain_value_and_small_method_calls_skip_the_hook(monkeypatch):
+    from autograph import conversion
+    converted = autograph.to_graph(sizes)
+    assert converted([1, 2], "ab") == sizes([1, 2], "ab")  # the call sites remember their callees
+    asked = []
+    for name in ("call_site", "call_method"):
+        monkeypatch.setattr(runtime, name, lambda *args, name=name: asked.append(name))
+    assert converted([1, 2, 3], "abc") == sizes([1, 2, 3], "abc")
+    assert asked == []
+    # A list goes through the call site (it may be one accumulated in a
+    # staged loop); a str or a tuple calls the builtin as written.
+    assert converted(_Sized([1]), "a") == sizes(_Sized([1]), "a")
+    code = conversion.inlined_source(sizes)
+    assert "len(value) if (value := text).__class__ in sized_types and len is builtin_len else" in code
+    assert "text.upper() if text.__class__ is call_site" in code  # no bound method is made
+
+
+class _Sized(list):
+    def __len__(self):
+        return 7
 
 
 def test_call_site_follows_a_new_callee():
