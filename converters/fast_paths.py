@@ -640,7 +640,9 @@ class _FastExpressions:
     # hook (an identity check instead of a function call):
     #
     #   f(x)        -> (site[1] if f is site[0] else ag__.call_site(site, f))(x)
-    #   len(x)      -> len(value) if (value := x).__class__ in sized_types
+    #   len(x)      -> len(value) if ((value := x).__class__ in sized_types
+    #                  or value.__class__ is plain_list and (not value
+    #                  or value[0].__class__ is not appended))
     #                  and len is builtin_len else (... as f(x) ...)(value)
     #   obj.m(x)    -> (obj.m if obj.__class__ is site[0]
     #                   else ag__.call_method(site, obj, obj.m))(x)
@@ -676,9 +678,19 @@ class _FastExpressions:
             resolved = gast.IfExp(
                 test=gast.Compare(left=callee, ops=[gast.Is()], comparators=[first]), body=second,
                 orelse=builders.call(builders.attr(self.ag, "call_site"), builders.name(site), callee))
+            value = builders.name(self.temporary)
+            listed = gast.BoolOp(op=gast.And(), values=[
+                gast.Compare(left=builders.attr(value, "__class__"), ops=[gast.Is()],
+                             comparators=[self.runtime_value("PLAIN_LIST")]),
+                gast.BoolOp(op=gast.Or(), values=[builders.not_(value), gast.Compare(
+                    left=builders.attr(gast.Subscript(value=value, slice=builders.const(0), ctx=gast.Load()),
+                                       "__class__"),
+                    ops=[gast.IsNot()], comparators=[self.runtime_value("APPENDED")])])])
             plain = gast.BoolOp(op=gast.And(), values=[
-                gast.Compare(left=builders.attr(self._assign(node.args[0]), "__class__"), ops=[gast.In()],
-                             comparators=[self.runtime_value("SIZED_TYPES")]),
+                gast.BoolOp(op=gast.Or(), values=[
+                    gast.Compare(left=builders.attr(self._assign(node.args[0]), "__class__"), ops=[gast.In()],
+                                 comparators=[self.runtime_value("SIZED_TYPES")]),
+                    listed]),
                 gast.Compare(left=callee, ops=[gast.Is()], comparators=[self.runtime_value("BUILTIN_LEN")])])
             return gast.IfExp(test=plain, body=builders.call(callee, builders.name(self.temporary)),
                               orelse=builders.call(builders.located(resolved, node), builders.name(self.temporary)))

@@ -8,8 +8,10 @@ only `backends.py` and `operators.py`.
 
 from autograph.runtime.backends import Backend, backend_of, prepare_backends, register_backend, unregister_backend
 from autograph.runtime.calls import (
+    APPENDED,
     BUILTIN_LEN,
     OVERRIDDEN_BUILTINS,
+    PLAIN_LIST,
     SIZED_TYPES,
     call,
     call_builtins,
@@ -62,7 +64,7 @@ __all__ = [
     "Backend", "backend_of", "prepare_backends", "register_backend", "unregister_backend",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
-    "BUILTIN_LEN", "PYTHON_TYPES", "SIZED_TYPES",
+    "APPENDED", "BUILTIN_LEN", "PLAIN_LIST", "PYTHON_TYPES", "SIZED_TYPES",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
     "getitem", "in_place", "setitem", "unrolled", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",

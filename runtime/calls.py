@@ -29,12 +29,13 @@ import types
 import weakref
 
 from autograph.runtime.backends import Backend, backend_of, backend_of_any
+from autograph.runtime.staging.lists import Appended as APPENDED
 from autograph.runtime.staging.lists import TracedList
 
 __all__ = ["bytecode_traced", "call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh",
            "remember",
            "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS",
-           "BUILTIN_LEN", "SIZED_TYPES"]
+           "APPENDED", "BUILTIN_LEN", "PLAIN_LIST", "SIZED_TYPES"]
 
 def _unconverted(f):
     return f
@@ -231,10 +232,12 @@ def _len_of_accumulated(override):
 
 #: The types whose `len()` no backend gives otherwise: converted code calls
 #: the builtin `BUILTIN_LEN` on them itself (converters/fast_paths.py), where a
-#: backend's override of `len` would cost a Python call. Not `list`, which
-#: may be a list accumulated in a staged loop.
+#: backend's override of `len` would cost a Python call; on a `list` too,
+#: unless its first element is `APPENDED` (a list accumulated in a staged
+#: loop, staging/lists.py).
 SIZED_TYPES = (str, tuple, dict, set, frozenset, bytes, range)
 BUILTIN_LEN = builtins.len
+PLAIN_LIST = list  # (converted code may bind the name `list`)
 
 OVERRIDDEN_BUILTINS = (
     "print", "len", "range", "enumerate", "zip", "abs", "min", "max", "sum",
