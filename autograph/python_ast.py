@@ -73,12 +73,16 @@ def _value(value):
     return to_ast(value) if isinstance(value, _GAST) else value
 
 
-def _located(new, node):
+def _located(new, node, lines=0):
+    """`new` with `node`'s position, its line numbers moved by `lines`."""
     for attribute in _POSITION:
         value = getattr(node, attribute, None)
         if value is not None:
-            setattr(new, attribute, value)
+            setattr(new, attribute, value + lines if attribute in _LINES else value)
     return new
+
+
+_LINES = ("lineno", "end_lineno")
 
 
 def _arg(name):
@@ -108,71 +112,56 @@ _SPECIAL = {"arguments": _arguments, "ExceptHandler": _except_handler}
 def from_ast(node, lines=0):
     """The gast tree equal to `ast` tree `node` (as `gast.ast_to_gast`
     makes it), its line numbers moved by `lines`."""
-    return _FromAst(lines).convert(node)
+    return (_FROM_AST.get(type(node)) or _from_converter(type(node)))(node, lines)
 
 
-class _FromAst:
-    """`from_ast` for one tree: a converter per `ast` class, as `to_ast`
-    has one per gast class, and the line shift."""
+def _from_value(value, lines):
+    if type(value) is list:
+        return [item if item is None or type(item) is str else from_ast(item, lines) for item in value]
+    return from_ast(value, lines) if isinstance(value, ast.AST) else value
 
-    def __init__(self, lines):
-        self.lines = lines
-        self.converters = {ast.arg: self._arg, ast.ExceptHandler: self._except_handler}
 
-    def convert(self, node):
-        convert = self.converters.get(type(node)) or self._converter(type(node))
-        return convert(node)
+def _from_converter(cls):
+    """The function that converts a node of `ast` class `cls`, as
+    `_converter` does the other way."""
+    target = getattr(gast, cls.__name__)
+    fields = target._fields
+    # gast's fields that `ast` lacks here: a Name's annotation and type
+    # comment (a parameter's, in gast), type parameters before 3.12.
+    absent = tuple(f for f in fields if f not in cls._fields)
+    if not fields and not cls._attributes:  # a context or an operator
+        def convert(node, lines):
+            return target()
+    else:
+        def convert(node, lines):
+            new = target()
+            attributes = new.__dict__
+            for key, item in node.__dict__.items():
+                kind = type(item)
+                if kind is int or kind is str or item is None:
+                    if lines and item is not None and key in _LINES:
+                        item += lines
+                else:
+                    item = _from_value(item, lines)
+                attributes[key] = item
+            for key in absent:
+                attributes[key] = [] if key == "type_params" else None
+            return new
+    _FROM_AST[cls] = convert
+    return convert
 
-    def _value(self, value):
-        if type(value) is list:
-            return [item if item is None or type(item) is str else self.convert(item) for item in value]
-        return self.convert(value) if isinstance(value, ast.AST) else value
 
-    def _converter(self, cls):
-        target = getattr(gast, cls.__name__)
-        fields = target._fields
-        # gast's fields that `ast` lacks here: a Name's annotation and type
-        # comment (a parameter's, in gast), type parameters before 3.12.
-        absent = tuple(f for f in fields if f not in cls._fields)
-        if not fields and not cls._attributes:  # a context or an operator
-            def convert(node):
-                return target()
-        else:
-            lines, value = self.lines, self._value
+def _param(node, lines):
+    """A parameter: `ast.arg` as gast's `Name` in the `Param` context."""
+    return _located(gast.Name(id=node.arg, ctx=gast.Param(), annotation=_from_value(node.annotation, lines),
+                              type_comment=getattr(node, "type_comment", None)), node, lines)
 
-            def convert(node):
-                new = target()
-                attributes = new.__dict__
-                for key, item in node.__dict__.items():
-                    kind = type(item)
-                    if kind is list:
-                        item = value(item)
-                    elif kind is int or kind is str or item is None:
-                        if lines and (key == "lineno" or key == "end_lineno") and item is not None:
-                            item += lines
-                    else:
-                        item = value(item)
-                    attributes[key] = item
-                for key in absent:
-                    attributes[key] = [] if key == "type_params" else None
-                return new
-        self.converters[cls] = convert
-        return convert
 
-    def _located(self, new, node):
-        for attribute in _POSITION:
-            value = getattr(node, attribute, None)
-            if value is not None:
-                setattr(new, attribute, value + self.lines if attribute in ("lineno", "end_lineno") else value)
-        return new
+def _from_except_handler(node, lines):
+    name = None if node.name is None else gast.Name(id=node.name, ctx=gast.Store(), annotation=None,
+                                                     type_comment=None)
+    return _located(gast.ExceptHandler(type=_from_value(node.type, lines), name=name,
+                                       body=_from_value(node.body, lines)), node, lines)
 
-    def _arg(self, node):
-        """A parameter: `ast.arg` as gast's `Name` in the `Param` context."""
-        return self._located(gast.Name(id=node.arg, ctx=gast.Param(), annotation=self._value(node.annotation),
-                                       type_comment=getattr(node, "type_comment", None)), node)
 
-    def _except_handler(self, node):
-        name = None if node.name is None else gast.Name(id=node.name, ctx=gast.Store(), annotation=None,
-                                                         type_comment=None)
-        return self._located(gast.ExceptHandler(type=self._value(node.type), name=name,
-                                                body=self._value(node.body)), node)
+_FROM_AST = {ast.arg: _param, ast.ExceptHandler: _from_except_handler}
