@@ -212,9 +212,10 @@ class Recorded:
                 if name in fn.__globals__:
                     found.append((name, fn.__globals__[name]))
                     self.names.append((fn.__globals__, name, fn.__globals__[name]))
-            for name in _stored_globals(code):
+            stored_globals, stored_attributes = _stored(code)
+            for name in stored_globals:
                 self.stored.append((fn.__globals__, name, fn.__globals__.get(name, _MISSING)))
-            found.extend(_module_attributes(found, names, self.names))
+            found.extend(_module_attributes(found, names, self.names, self.stored, stored_attributes))
             for name, value in found:
                 if type(value) is types.MethodType:
                     pending.append((name, value.__self__))
@@ -328,8 +329,9 @@ class Recorded:
 
     def refuse_rebound_globals(self, what, where):
         """Refuses a block that rebinds a global variable (`global g; g =
-        1`): the change would happen once, while tracing, whichever way the
-        program then goes. (The caller restores the places, the global too.)"""
+        1`, or `config.g = 1` for a user module `config`): the change would
+        happen once, while tracing, whichever way the program then goes.
+        (The caller restores the places, the global too.)"""
         for namespace, name, before in self.stored:
             if namespace.get(name, _MISSING) is not before:
                 raise errors.global_rebound(name, namespace.get("__name__", "?"), what, where)
@@ -501,22 +503,32 @@ def _global_names(code):
     return _NAMES_OF[code]
 
 
-_STORED_OF = weakref.WeakKeyDictionary()  # code -> the global names it and the code nested in it bind
-_STORES = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL"})
+_STORED_OF = weakref.WeakKeyDictionary()  # code -> (global names, attribute names) it and its nested code bind
+_STORES = {"STORE_GLOBAL": 0, "DELETE_GLOBAL": 0, "STORE_ATTR": 1, "DELETE_ATTR": 1}
 
 
-def _stored_globals(code):
+def _stored(code):
+    """(the global names, the attribute names) that `code` and the code
+    nested in it bind or delete (`global g; g = 1`, `config.flag = 1`)."""
     if code not in _STORED_OF:
-        nested = [n for c in code.co_consts if isinstance(c, types.CodeType) for n in _stored_globals(c)]
-        _STORED_OF[code] = frozenset(
-            [i.argval for i in dis.get_instructions(code) if i.opname in _STORES] + nested)
+        stored = ([], [])
+        for i in dis.get_instructions(code):
+            if i.opname in _STORES:
+                stored[_STORES[i.opname]].append(i.argval)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                for mine, nested in zip(stored, _stored(c), strict=True):
+                    mine.extend(nested)
+        _STORED_OF[code] = (frozenset(stored[0]), frozenset(stored[1]))
     return _STORED_OF[code]
 
 
-def _module_attributes(found, names, bound):
+def _module_attributes(found, names, bound, stored, stored_names):
     """(`module.name`, value) for the user modules in `found` and the names
     the code uses as attributes (`config.weights`): what another module's
-    globals hold that the code can reach, following modules in modules."""
+    globals hold that the code can reach, following modules in modules.
+    The module globals among `stored_names` (attributes the code binds:
+    `config.flag = 1`) go into `stored`, as the code's own globals do."""
     attributes, seen = [], set()
     pending = [(n, v) for n, v in found if type(v) is types.ModuleType]
     while pending:
@@ -524,6 +536,7 @@ def _module_attributes(found, names, bound):
         if id(module) in seen or (module.__name__ or "").startswith(_LIBRARIES):
             continue
         seen.add(id(module))
+        stored.extend((module.__dict__, name, module.__dict__.get(name, _MISSING)) for name in stored_names)
         for name in names:
             value = module.__dict__.get(name, _MISSING)
             if value is _MISSING:
