@@ -10,13 +10,16 @@ one that `+=` changes in place.
 
 For Python values `setitem` assigns in place and returns the same object,
 and `iadd` is `operator.iadd`, so the meaning is Python's. Only item targets
-whose object is a local name and whose index is made of names and
-constants (`i`, `-1`, `(i, j)`, or arithmetic of those: `i + 1`, `n % 3`;
-slices of those: `1:n`, `(i, ::2)`; not a call) are rewritten, so that evaluation order is
-unchanged; other targets stay as they are. (Python evaluates such an index
-after the value, the rewrite before it, and for `x[i + 1] += v` twice: the
-same number each time, unless an operand is an object of your own whose
-arithmetic has side effects.)
+whose object is a local name are rewritten, where evaluation order is
+unchanged: the index is made of names, constants, and attributes and
+items of names (`i`, `-1`, `(i, j)`, `self.pos`, `perm[k]`, or arithmetic
+and comparisons of those: `i + 1`, `n % 3`, `x < 0`; slices of those:
+`1:n`, `(i, ::2)`), or, for `x[index] = value`, the value is
+(`x[np.arange(3)] = 0.0`, `x[idx.astype(int)] = v * 2`). Other targets
+stay as they are. (Python evaluates the index after the value, the
+rewrite before it, and for `x[i + 1] += v` twice: the same number each
+time, unless an operand is an object of your own whose arithmetic or
+attributes have side effects.)
 """
 
 import gast
@@ -38,10 +41,16 @@ _INPLACE = {
 def _simple(node):
     if isinstance(node, (gast.Name, gast.Constant)):
         return True
+    if isinstance(node, gast.Attribute):
+        return isinstance(node.value, gast.Name)
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.value, gast.Name) and _simple(node.slice)
     if isinstance(node, gast.UnaryOp):
         return _simple(node.operand)
     if isinstance(node, gast.BinOp):
         return _simple(node.left) and _simple(node.right)
+    if isinstance(node, gast.Compare):
+        return _simple(node.left) and all(_simple(c) for c in node.comparators)
     if isinstance(node, gast.Tuple):
         return all(_simple(e) for e in node.elts)
     if isinstance(node, gast.Slice):
@@ -65,10 +74,14 @@ class _Transformer(base.Transformer):
         scope = self.ctx.scope
         return (isinstance(node, gast.Name) and node.id in scope.locals and node.id not in scope.captured)
 
-    def _subscript(self, target):
+    def _subscript(self, target, value=None):
+        """True for an item target to rewrite: of `x[index] op= v`, or of
+        `x[index] = value` (where a simple value lets the index be any
+        expression that means the same evaluated first)."""
         # (A slice is written `slice(a, b, c)`: not where the function or its
         # module binds the name `slice`.)
-        return (isinstance(target, gast.Subscript) and self._local(target.value) and _simple(target.slice)
+        return (isinstance(target, gast.Subscript) and self._local(target.value)
+                and (_simple(target.slice) or value is not None and _simple(value) and deferrable(target.slice))
                 and not (("slice" in self.ctx.scope.locals or "slice" in (self.ctx.globals or ()))
                          and any(isinstance(n, gast.Slice) for n in gast.walk(target.slice)))
                 and not any(isinstance(n, gast.Name) and n.id in self.ctx.scope.captured
@@ -88,7 +101,7 @@ class _Transformer(base.Transformer):
             builders.attr(self.ctx.ag, "setitem"), builders.name(obj), _index(self._load(target.slice)), value))
 
     def visit_Assign(self, node):
-        if len(node.targets) == 1 and self._subscript(node.targets[0]) and deferrable(node.value):
+        if len(node.targets) == 1 and self._subscript(node.targets[0], node.value) and deferrable(node.value):
             converted = builders.located(self._setitem(node.targets[0], node.value), node)
             # control_flow restores the statement where the object may be
             # unbound: Python evaluates the value before it reads the object.

@@ -1,6 +1,8 @@
 """Slice and multi-index assignment (`r[1:4] = x`, `x[0:n:2] *= 2`,
-`r[1, 1:3] = v`, `r[..., 0] = c`) is a functional update in converted code,
-as `x[i] = v` is: under `jax.jit` it is `.at[...].set(...)` (before: "JAX
+`r[1, 1:3] = v`, `r[..., 0] = c`), and assignment through a mask or an
+index array (`y[y < 0] = 0`, `out[idx.astype(int)] = v`, `out[perm[k]] =
+v`, `b[self.pos] = v`), is a functional update in converted code, as
+`x[i] = v` is: under `jax.jit` it is `.at[...].set(...)` (before: "JAX
 arrays are immutable"), with the numpy tracer an update of a symbolic or
 concrete array (before: "a symbolic array has no concrete value"), and on
 Python values, numpy arrays and torch tensors Python's own assignment.
@@ -41,11 +43,53 @@ def tail(x, k):
     return r
 
 
+def relu(x):
+    y = x * 1.0
+    y[y < 0] = 0.0
+    return y
+
+
+def clip_rows(x):
+    y = x * 1.0
+    y[y.sum(axis=1) > 1] = -1.0
+    return y
+
+
+def scatter(x, idx):
+    out = np.zeros(5)
+    out[idx.astype(int)] = x * 2
+    out[np.arange(2) + 3] = 7.0
+    return out
+
+
+def permute(x, perm):
+    out = np.zeros(4)
+    for k in range(4):
+        out[perm[k]] = x[k]
+    return out
+
+
+class Cursor:
+    def __init__(self):
+        self.pos = 1
+
+    def write(self, x):
+        b = np.zeros(4)
+        b[self.pos] = x[0] + 1
+        b[self.pos + 1] += x[1]
+        return b
+
+
 CASES = [
     (place, lambda m: (m.ones(3),)),
     (double_every_other, lambda m: (m.arange(6.0), 5)),
     (row_and_column, lambda m: (m.ones(2),)),
     (tail, lambda m: (m.arange(5.0), 2)),
+    (relu, lambda m: (m.asarray([1.0, -2.0, 3.0, -4.0]),)),
+    (clip_rows, lambda m: (m.asarray([[1.0, 2.0], [0.0, 0.5], [3.0, -4.0]]),)),
+    (scatter, lambda m: (m.asarray([1.0, 2.0]), m.asarray([0.0, 2.0]))),
+    (permute, lambda m: (m.asarray([1.0, 2.0, 3.0, 4.0]), m.asarray([2, 0, 3, 1]))),
+    (Cursor().write, lambda m: (m.asarray([5.0, 6.0]),)),
 ]
 
 
@@ -53,12 +97,18 @@ def _expected(f, make):
     return f(*[np.array(a) if isinstance(a, np.ndarray) else a for a in make(np)])
 
 
-@pytest.mark.parametrize("f, make", CASES, ids=[f.__name__ for f, _ in CASES])
+IDS = [f.__name__ for f, _ in CASES]
+
+
+@pytest.mark.parametrize("f, make", CASES, ids=IDS)
 def test_python_values(f, make):
     np.testing.assert_array_equal(autograph.to_graph(f)(*make(np)), _expected(f, make))
 
 
-@pytest.mark.parametrize("f, make", CASES, ids=[f.__name__ for f, _ in CASES])
+IDS = [f.__name__ for f, _ in CASES]
+
+
+@pytest.mark.parametrize("f, make", CASES, ids=IDS)
 def test_numpy_tracer(f, make):
     args = [np.int64(a) if type(a) is int else a for a in make(np)]
     np.testing.assert_array_equal(autograph.function(f)(*args), _expected(f, make))
@@ -67,10 +117,15 @@ def test_numpy_tracer(f, make):
 def _jnp_version(f):
     # The same function over jnp.zeros: its globals' `np` is jax.numpy.
     import types
+    if type(f) is types.MethodType:
+        return types.MethodType(_jnp_version(f.__func__), f.__self__)
     return types.FunctionType(f.__code__, {**f.__globals__, "np": jnp}, f.__name__)
 
 
-@pytest.mark.parametrize("f, make", CASES, ids=[f.__name__ for f, _ in CASES])
+IDS = [f.__name__ for f, _ in CASES]
+
+
+@pytest.mark.parametrize("f, make", CASES, ids=IDS)
 def test_jax_jit(f, make):
     g = _jnp_version(f)
     static = [i for i, a in enumerate(make(np)) if type(a) is int]  # a slice bound: static in JAX
@@ -84,6 +139,7 @@ def test_torch_compile_and_export():
         r[1, 1:3] = x
         r[..., 0] = 7.0
         r[0:2, 3] += x.sum()
+        r[r > 6.5] = -1.0
         return r
     expected = update(torch.ones(2))
     converted = autograph.to_graph(update)

@@ -181,6 +181,12 @@ class JaxBackend(staging.StagingBackend):
                 target[index] = value   # Python's own error, as eager code gives it
                 return target
             target = jnp.asarray(target)   # `out = np.zeros(3)`, then `out[i] = traced`
+        if values.is_tracer(index) and index.dtype == bool and index.shape == target.shape[:index.ndim] \
+                and jnp.ndim(value) <= target.ndim - index.ndim:
+            # `y[y < 0] = 0` with a traced mask: what numpy writes is a select
+            # (jax indexes with concrete masks only: the count sets a shape).
+            mask = index.reshape(index.shape + (1,) * (target.ndim - index.ndim))
+            return jnp.where(mask, jnp.asarray(value, target.dtype), target)
         return target.at[index].set(value)
 
     def function_arguments(self, f):
