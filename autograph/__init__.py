@@ -23,7 +23,7 @@ if not _os.path.isdir(_os.path.join(__path__[0], "runtime")):
         __path__.append(_checkout)
 
 from autograph import callees  # noqa: E402, F401 - installs the callee policy in the runtime
-from autograph.api import convert, do_not_convert, set_loop_options, to_code, to_graph  # noqa: E402
+from autograph.api import convert, do_not_convert, register_transform, set_loop_options, to_code, to_graph  # noqa: E402
 from autograph.conversion import clear_cache  # noqa: E402
 from autograph.errors import ConversionError  # noqa: E402
 from autograph.logs import set_verbosity  # noqa: E402
@@ -31,7 +31,7 @@ from autograph.runtime.staging.lists import stack  # noqa: E402
 from autograph.traced_function import Graph, Spec, function, py_function, run_functions_eagerly  # noqa: E402
 
 __all__ = [
-    "to_graph", "to_code", "convert", "do_not_convert", "set_loop_options", "set_verbosity",
+    "to_graph", "to_code", "convert", "do_not_convert", "register_transform", "set_loop_options", "set_verbosity",
     "clear_cache", "ConversionError", "function", "Spec", "Graph", "py_function", "run_functions_eagerly",
     "stack",
 ]

@@ -9,6 +9,7 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec, TypedDict, TypeVar
 
+import autograph.runtime.calls as runtime_calls
 import autograph.runtime.errors as runtime_errors
 from autograph import conversion, logs
 from autograph.converters import directives
@@ -17,7 +18,7 @@ from autograph.errors import ConversionError
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # typing.Unpack is 3.11+; only the type checker reads it
 
-__all__ = ["to_graph", "to_code", "convert", "do_not_convert", "set_loop_options"]
+__all__ = ["to_graph", "to_code", "convert", "do_not_convert", "register_transform", "set_loop_options"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -49,6 +50,48 @@ def do_not_convert(f: F) -> F:
     except AttributeError:
         pass
     return f
+
+
+def register_transform(transform: Callable[..., Any], *parameters: str | int) -> None:
+    """Tells converted code that `transform` takes the user's functions as
+    the arguments `parameters` (names or positions of its parameters), as
+    `jax.grad` takes `fun`: converted code that calls `transform` converts
+    those arguments first (recursive mode), as it converts the functions it
+    calls. JAX's and torch.func's transforms and control-flow operators are
+    known already; this adds your own, or another library's:
+
+        autograph.register_transform(mylib.integrate, "rhs")
+    """
+    import inspect
+
+    from autograph.runtime.backends import register_function_arguments
+
+    if not callable(transform):
+        raise TypeError(f"register_transform expects the transform, a callable, got {transform!r}")
+    try:
+        signature = list(inspect.signature(transform).parameters.values())
+    except (TypeError, ValueError):
+        signature = []
+    arguments = []
+    for parameter in parameters:
+        if type(parameter) is int:
+            named = signature[parameter] if parameter < len(signature) else None
+            keyword = named.name if named is not None and named.kind is not named.POSITIONAL_ONLY else None
+            arguments.append((parameter, keyword))
+            continue
+        position = next((i for i, p in enumerate(signature) if p.name == parameter), None)
+        if type(parameter) is not str or position is None:
+            names = ", ".join(repr(p.name) for p in signature) or "none that Python can read"
+            raise TypeError(f"register_transform: {parameter!r} is not a parameter of {_describe(transform)} "
+                            f"(its parameters: {names}); name a parameter, or give its position")
+        kind = signature[position].kind
+        arguments.append((position if kind in (kind.POSITIONAL_ONLY, kind.POSITIONAL_OR_KEYWORD) else 1 << 30,
+                          None if kind is kind.POSITIONAL_ONLY else parameter))
+    if not arguments:
+        raise TypeError("register_transform: name the parameters that take functions, "
+                        "for example register_transform(integrate, 'rhs')")
+    register_function_arguments(transform, arguments)
+    runtime_calls.forget_all()  # call sites that met `transform` before
 
 
 def set_loop_options(**options: Unpack[LoopOptions]) -> None:

@@ -13,6 +13,7 @@ import functools
 import sys
 import sysconfig
 import types
+import weakref
 
 import autograph.runtime as runtime
 import autograph.runtime.errors as runtime_errors
@@ -121,11 +122,22 @@ def _converted_callee(f, options=conversion.DEFAULT):
 def _converting_arguments(f, arguments, options):
     """`f`, a library function that takes the user's functions (a backend's
     `function_arguments`: jax.grad, lax.cond, ...), calling it with those
-    converted (and each of a list of them, as lax.switch takes)."""
+    converted (and each of a list of them, as lax.switch takes). A user's
+    function left unconverted on purpose (`do_not_convert`, `exclude`) is
+    handed over `_noting` why."""
+    hook = conversion.namespace(options).call  # the call hook: under dynamo it converts outside the trace
+
     def convert(value):
         if type(value) in (list, tuple):
             return type(value)(convert(v) for v in value)
-        return _converted_callee(value, options) if callable(value) else value
+        if not callable(value):
+            return value
+        converted = hook(value)
+        if converted is value and type(value) is types.FunctionType and not runtime.calls.bytecode_traced():
+            reason = _not_converted_because(value, options)
+            if reason and not _is_library(value):
+                return _noting(value, reason, _describe(f))
+        return converted
 
     @functools.wraps(f)
     def call(*args, **kwargs):
@@ -137,6 +149,32 @@ def _converting_arguments(f, arguments, options):
                 kwargs[keyword] = convert(kwargs[keyword])
         return f(*args, **kwargs)
     return call
+
+
+_noted = weakref.WeakKeyDictionary()  # function -> its `_noting` wrapper (one, so that jax.jit caches it)
+
+
+def _noting(f, reason, transform):
+    """`f`, which `transform` is handed unconverted, wrapped so that a
+    tracer's error inside it (`bool()` of a traced value: its control flow
+    is not converted) says which function that is and why."""
+    wrapper = _noted.get(f)
+    if wrapper is None:
+        code = f.__code__
+        note = (f"{reason} (defined at {code.co_filename}:{code.co_firstlineno}); `{transform}` was handed it "
+                "unconverted, so its control flow on traced values is not converted either. To convert it, drop "
+                f"the mark (or the exclusion), or hand `{transform}` autograph.to_graph({f.__name__})")
+
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            try:
+                return f(*args, **kwargs)
+            except Exception as error:
+                if type(error).__module__.partition(".")[0] in ("jax", "jaxlib", "torch"):
+                    error.add_note(note)
+                raise
+        _noted[f] = wrapper
+    return wrapper
 
 
 runtime.set_converter(_converted_callee)

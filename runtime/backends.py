@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["FROM_FIRST", "Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any",
-           "function_arguments", "prepare_backends", "unchanged"]
+           "function_arguments", "prepare_backends", "register_function_arguments", "unchanged"]
 
 
 #: A branch, loop test or loop body: it takes the state's values, one argument each.
@@ -190,7 +190,7 @@ class Backend:
         `if` or loop), as this backend tells it apart (see `augmented`)."""
         return value
 
-    def function_arguments(self, f: Callable[..., Any]) -> Sequence[tuple[int, str]] | None:
+    def function_arguments(self, f: Callable[..., Any]) -> Sequence[tuple[int, str | None]] | None:
         """For `f`, a library function that takes the user's functions to
         call or trace (`jax.grad`, `lax.cond`), ((position, keyword), ...)
         of those arguments: converted code converts them before the call, as
@@ -265,8 +265,26 @@ def registered() -> tuple[Backend, ...]:
     return tuple(_backends)
 
 
-def function_arguments(f: Callable[..., Any]) -> Sequence[tuple[int, str]] | None:
-    """The first registered backend's `function_arguments(f)`, or None."""
+#: Functions that take the user's functions, as `autograph.register_transform` names them.
+_transforms: dict[Any, tuple[tuple[int, str | None], ...]] = {}
+
+
+def register_function_arguments(f: Callable[..., Any], arguments: Sequence[tuple[int, str | None]]) -> None:
+    """Records that `f` takes the user's functions as `arguments` ((position,
+    keyword) pairs), before any backend's answer."""
+    _transforms[f] = tuple(arguments)
+
+
+def function_arguments(f: Callable[..., Any]) -> Sequence[tuple[int, str | None]] | None:
+    """The arguments of `f` that are the user's functions, as
+    `register_function_arguments` recorded them or the first registered
+    backend's `function_arguments(f)` gives them; None for another `f`."""
+    try:
+        registered = _transforms.get(f)
+    except TypeError:  # an unhashable callable
+        registered = None
+    if registered is not None:
+        return registered
     for backend in _backends:
         found = backend.function_arguments(f)
         if found is not None:

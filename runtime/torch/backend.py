@@ -25,6 +25,7 @@ __all__ = ["TorchBackend", "TorchRange"]
 # every call of the compiled function: one module, one guard per name).
 torch = pytree = _torch_cond = _torch_while_loop = _torch_full = _Tensor = None
 _BUILTINS = {}
+_TRANSFORMS = {}
 
 
 def _load():
@@ -36,7 +37,23 @@ def _load():
         _torch_cond, _torch_while_loop, _torch_full = compat.torch.cond, compat.while_loop, compat.torch.full
         _Tensor = compat.torch.Tensor
         _BUILTINS.update({builtins.range: _range, builtins.len: _len})
+        _TRANSFORMS.update(_transforms(compat.torch, compat.while_loop))
         torch = compat.torch
+
+
+def _transforms(torch, while_loop):
+    """torch's functions that take the user's functions to trace, by the
+    ((position, keyword), ...) of those arguments."""
+    import torch.utils.checkpoint
+    func = ((0, "func"),)
+    table = {f: func for f in (torch.func.grad, torch.func.grad_and_value, torch.func.vmap, torch.func.jacrev,
+                               torch.func.jacfwd, torch.func.hessian, torch.func.vjp, torch.func.jvp,
+                               torch.func.linearize, torch.func.functionalize)}
+    table[torch.vmap] = func
+    table[torch.cond] = ((1, "true_fn"), (2, "false_fn"))
+    table[while_loop] = ((0, "cond_fn"), (1, "body_fn"))
+    table[torch.utils.checkpoint.checkpoint] = ((0, "function"),)
+    return table
 
 
 def _prime(backend):
@@ -394,6 +411,12 @@ class TorchBackend(staging.StagingBackend):
 
     def builtin(self, func):
         return _BUILTINS.get(func)
+
+    def function_arguments(self, f):
+        if "torch" not in sys.modules:
+            return None
+        _load()
+        return _TRANSFORMS.get(f)
 
 
 def _adopt(cls, *groups):

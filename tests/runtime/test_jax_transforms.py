@@ -5,6 +5,8 @@ traced value as a staged `if` (before: JAX's TracerBoolConversionError).
 Each result is compared with the unconverted function's where JAX can run
 it, and with hand-written `jnp.where` otherwise."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -108,3 +110,81 @@ def test_lax_fori_loop_and_scan_bodies_are_converted():
 
 def test_generated_code_calls_the_transform_as_written():
     assert "ag__.call(ag__.call(jax.grad)(inner))(v)" in autograph.to_code(grad_of_inner)
+
+
+def partial_of_vmap(xs):
+    return functools.partial(jax.vmap, in_axes=0)(inner)(xs)
+
+
+def vmap_of_partial(xs):
+    return jax.vmap(functools.partial(scaled, k=3.0))(xs)
+
+
+def scaled(t, k):
+    if t > 0:
+        return k * t
+    return -t
+
+
+def test_partials_of_transforms_and_of_functions():
+    xs = jnp.array([1.0, -2.0, 3.0])
+    np.testing.assert_array_equal(jax.jit(autograph.to_graph(partial_of_vmap))(xs), inner_by_hand(xs))
+    np.testing.assert_array_equal(jax.jit(autograph.to_graph(vmap_of_partial))(xs), jnp.where(xs > 0, 3 * xs, -xs))
+
+
+@autograph.do_not_convert
+def kept(t):
+    if t > 0:
+        return t
+    return -t
+
+
+def grad_of_kept(v):
+    return jax.grad(kept)(v)
+
+
+def test_a_function_left_unconverted_is_named_in_the_tracers_error():
+    with pytest.raises(jax.errors.TracerBoolConversionError) as caught:
+        jax.jit(autograph.to_graph(grad_of_kept))(3.0)
+    note = "\n".join(caught.value.__notes__)
+    assert f"`kept` is marked with autograph.do_not_convert, so it runs as Python (defined at {__file__}:" in note
+    assert "`grad` was handed it unconverted" in note and "autograph.to_graph(kept)" in note
+
+
+@autograph.do_not_convert   # stands for a library's function that takes the user's function
+def integrate(rhs, y0, steps):
+    return lax.fori_loop(0, steps, lambda i, y: y + 0.1 * rhs(y), y0)
+
+
+def decay(y):
+    if y > 1.0:
+        return -y
+    return -0.5 * y
+
+
+def solve(y0):
+    return integrate(decay, y0, 20)
+
+
+@pytest.fixture
+def registered():
+    from autograph.runtime import backends, calls
+    yield
+    backends._transforms.pop(integrate, None)
+    calls.forget_all()
+
+
+def test_register_transform_converts_the_functions_a_library_is_handed(registered):
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.jit(autograph.to_graph(solve))(3.0)   # `integrate` hands `decay` to jax unconverted
+    autograph.register_transform(integrate, "rhs")
+    y = 3.0
+    for _ in range(20):
+        y = y + 0.1 * decay(y)
+    np.testing.assert_allclose(float(jax.jit(autograph.to_graph(solve))(3.0)), y, rtol=1e-6)
+
+
+def test_register_transform_names_the_parameters_it_knows():
+    with pytest.raises(TypeError, match=r"'f' is not a parameter of integrate \(its parameters: 'rhs', 'y0', "
+                                        r"'steps'\); name a parameter, or give its position"):
+        autograph.register_transform(integrate, "f")
