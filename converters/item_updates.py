@@ -6,6 +6,9 @@ one that `+=` changes in place.
     x += v            -->      x = ag__.iadd(x, v)
     x[i] = v          -->      x = ag__.setitem(x, i, v)
     x[i] += v         -->      x = ag__.setitem(x, i, ag__.iadd(x[i], v))
+    x[i], x[j] = a, b -->      item, item_1 = a, b
+                               x = ag__.setitem(x, i, item)
+                               x = ag__.setitem(x, j, item_1)
     obj.a += v        -->      obj.a = ag__.iadd(obj.a, v)
 
 For Python values `setitem` assigns in place and returns the same object,
@@ -51,7 +54,7 @@ def _simple(node):
         return _simple(node.left) and _simple(node.right)
     if isinstance(node, gast.Compare):
         return _simple(node.left) and all(_simple(c) for c in node.comparators)
-    if isinstance(node, gast.Tuple):
+    if isinstance(node, (gast.Tuple, gast.List)):
         return all(_simple(e) for e in node.elts)
     if isinstance(node, gast.Slice):
         return all(part is None or _simple(part) for part in (node.lower, node.upper, node.step))
@@ -100,7 +103,22 @@ class _Transformer(base.Transformer):
         return builders.assign(builders.store(obj), builders.call(
             builders.attr(self.ctx.ag, "setitem"), builders.name(obj), _index(self._load(target.slice)), value))
 
+    def _items(self, target):
+        """True for a tuple or list of item targets to rewrite (`x[i], x[j] = ...`)."""
+        return isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) > 1 \
+            and all(self._subscript(t) for t in target.elts)
+
     def visit_Assign(self, node):
+        if len(node.targets) == 1 and self._items(node.targets[0]) and deferrable(node.value):
+            # `x[i], x[j] = x[j], x[i]`: the values first, then each item in turn, as Python does.
+            names = [self.ctx.namer.new("item") for _ in node.targets[0].elts]
+            converted = [builders.located(builders.assign(
+                gast.Tuple(elts=[builders.store(n) for n in names], ctx=gast.Store()), node.value), node)]
+            for target, name in zip(node.targets[0].elts, names, strict=True):
+                update = builders.located(self._setitem(target, builders.name(name)), node)
+                update.original = builders.located(builders.assign(target, builders.name(name)), node)
+                converted.append(update)
+            return converted
         if len(node.targets) == 1 and self._subscript(node.targets[0], node.value) and deferrable(node.value):
             converted = builders.located(self._setitem(node.targets[0], node.value), node)
             # control_flow restores the statement where the object may be

@@ -80,6 +80,22 @@ class Cursor:
         return b
 
 
+def swap(x, i, j):
+    y = x * 1.0
+    y[i], y[j] = y[j], y[i]
+    return y
+
+
+def bubble_sort(x):
+    y = x * 1.0
+    n = y.shape[0]
+    for i in range(n):
+        for j in range(n - 1 - i):
+            if y[j] > y[j + 1]:
+                y[j], y[j + 1] = y[j + 1], y[j]
+    return y
+
+
 CASES = [
     (place, lambda m: (m.ones(3),)),
     (double_every_other, lambda m: (m.arange(6.0), 5)),
@@ -90,6 +106,8 @@ CASES = [
     (scatter, lambda m: (m.asarray([1.0, 2.0]), m.asarray([0.0, 2.0]))),
     (permute, lambda m: (m.asarray([1.0, 2.0, 3.0, 4.0]), m.asarray([2, 0, 3, 1]))),
     (Cursor().write, lambda m: (m.asarray([5.0, 6.0]),)),
+    (swap, lambda m: (m.asarray([3.0, 1.0, 2.0]), 0, 2)),
+    (bubble_sort, lambda m: (m.asarray([3.0, 1.0, 2.0, 0.0]),)),
 ]
 
 
@@ -173,3 +191,31 @@ def test_a_local_named_slice_leaves_the_assignment_as_written():
         return x
     assert "x[0:slice] = 0.0" in autograph.to_code(shadows)
     np.testing.assert_array_equal(autograph.to_graph(shadows)(np.ones(3)), [0.0, 0.0, 1.0])
+
+
+def swap_rows(a, i, j):
+    b = a * 1.0
+    b[[i, j]] = b[[j, i]]
+    return b
+
+
+def test_a_list_index_with_the_numpy_tracer():
+    # (jax refuses a list as an index, `b[[j, i]]`, in eager code too: it asks for an array.)
+    a = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(autograph.function(swap_rows)(a, np.int64(0), np.int64(2)), swap_rows(a, 0, 2))
+
+
+def test_to_code_assigns_the_values_before_the_items():
+    assert ("    item, item_1 = (y[j], y[i])\n    y = ag__.setitem(y, i, item)\n    y = ag__.setitem(y, j, item_1)\n"
+            in autograph.to_code(swap))
+
+
+def test_items_of_a_name_that_may_be_unbound_raise_pythons_error():
+    def maybe(c):
+        if c:
+            y = [1, 2]
+        y[0], y[1] = 3, 4
+        return y
+    assert autograph.to_graph(maybe)(True) == [3, 4]
+    with pytest.raises(UnboundLocalError):
+        autograph.to_graph(maybe)(False)
