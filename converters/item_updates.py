@@ -6,9 +6,13 @@ one that `+=` changes in place.
     x += v            -->      x = ag__.iadd(x, v)
     x[i] = v          -->      x = ag__.setitem(x, i, v)
     x[i] += v         -->      x = ag__.setitem(x, i, ag__.iadd(x[i], v))
+    x[f(i)] += v      -->      index = f(i)
+                               x = ag__.setitem(x, index, ag__.iadd(x[index], v))
     x[i], x[j] = a, b -->      item, item_1 = a, b
                                x = ag__.setitem(x, i, item)
                                x = ag__.setitem(x, j, item_1)
+    x[f(i)] = g(v)    -->      item = g(v)
+                               x = ag__.setitem(x, f(i), item)
     obj.a += v        -->      obj.a = ag__.iadd(obj.a, v)
 
 For Python values `setitem` assigns in place and returns the same object,
@@ -77,25 +81,38 @@ class _Transformer(base.Transformer):
         scope = self.ctx.scope
         return (isinstance(node, gast.Name) and node.id in scope.locals and node.id not in scope.captured)
 
-    def _subscript(self, target, value=None):
+    def _subscript(self, target, value=None, index_once=False):
         """True for an item target to rewrite: of `x[index] op= v`, or of
         `x[index] = value` (where a simple value lets the index be any
-        expression that means the same evaluated first)."""
+        expression that means the same evaluated first); with `index_once`,
+        of `x[index] op= v` whose index is not simple (it is then evaluated
+        once, into a fresh name)."""
         # (A slice is written `slice(a, b, c)`: not where the function or its
         # module binds the name `slice`.)
-        return (isinstance(target, gast.Subscript) and self._local(target.value)
-                and (_simple(target.slice) or value is not None and _simple(value) and deferrable(target.slice))
+        if not isinstance(target, gast.Subscript):
+            return False
+        simple = _simple(target.slice)
+        if index_once:
+            fits = not simple and deferrable(target.slice)
+        else:
+            fits = simple or value is not None and _simple(value) and deferrable(target.slice)
+        return (self._local(target.value) and fits
                 and not (("slice" in self.ctx.scope.locals or "slice" in (self.ctx.globals or ()))
                          and any(isinstance(n, gast.Slice) for n in gast.walk(target.slice)))
                 and not any(isinstance(n, gast.Name) and n.id in self.ctx.scope.captured
                             for n in gast.walk(target.slice)))
 
     def _load(self, target):
+        """A copy of `target` (or of an index) with its own store context made
+        Load; what it holds keeps its contexts (a comprehension's target)."""
         import copy
         loaded = copy.deepcopy(target)
-        for node in gast.walk(loaded):
-            if hasattr(node, "ctx"):
+        pending = [loaded]
+        while pending:
+            node = pending.pop()
+            if isinstance(getattr(node, "ctx", None), gast.Store):
                 node.ctx = gast.Load()
+                pending.extend(getattr(node, "elts", ()))
         return loaded
 
     def _setitem(self, target, value):
@@ -104,17 +121,23 @@ class _Transformer(base.Transformer):
             builders.attr(self.ctx.ag, "setitem"), builders.name(obj), _index(self._load(target.slice)), value))
 
     def _items(self, target):
-        """True for a tuple or list of item targets to rewrite (`x[i], x[j] = ...`)."""
-        return isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) > 1 \
-            and all(self._subscript(t) for t in target.elts)
+        """The item targets of `target` to rewrite with the values first
+        (`x[i], x[j] = ...`, or `x[f(i)] = g(v)`), or None."""
+        items = target.elts if isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) > 1 \
+            else [target] if self._subscript(target, index_once=True) else None
+        if items and all(self._subscript(t) or self._subscript(t, index_once=True) for t in items):
+            return items
+        return None
 
     def visit_Assign(self, node):
-        if len(node.targets) == 1 and self._items(node.targets[0]) and deferrable(node.value):
-            # `x[i], x[j] = x[j], x[i]`: the values first, then each item in turn, as Python does.
-            names = [self.ctx.namer.new("item") for _ in node.targets[0].elts]
-            converted = [builders.located(builders.assign(
-                gast.Tuple(elts=[builders.store(n) for n in names], ctx=gast.Store()), node.value), node)]
-            for target, name in zip(node.targets[0].elts, names, strict=True):
+        items = self._items(node.targets[0]) if len(node.targets) == 1 and deferrable(node.value) else None
+        if items and not (len(items) == 1 and _simple(node.value)):
+            # The values first, then each item in turn (its index evaluated then), as Python does.
+            names = [self.ctx.namer.new("item") for _ in items]
+            stored = gast.Tuple(elts=[builders.store(n) for n in names], ctx=gast.Store()) if len(names) > 1 \
+                else builders.store(names[0])
+            converted = [builders.located(builders.assign(stored, node.value), node)]
+            for target, name in zip(items, names, strict=True):
                 update = builders.located(self._setitem(target, builders.name(name)), node)
                 update.original = builders.located(builders.assign(target, builders.name(name)), node)
                 converted.append(update)
@@ -135,6 +158,13 @@ class _Transformer(base.Transformer):
         if self._subscript(target):
             updated = self.operator(hook, self._load(target), node.value)
             return builders.located(self._setitem(target, updated), node)
+        if self._subscript(target, index_once=True):
+            # `x[f(i)] += v`: the index once, into a fresh name, as Python evaluates it once.
+            index = self.ctx.namer.new("index")
+            named = gast.Subscript(value=target.value, slice=builders.name(index), ctx=gast.Store())
+            updated = self.operator(hook, self._load(named), node.value)
+            return [builders.located(builders.assign(builders.store(index), _index(self._load(target.slice))), node),
+                    builders.located(self._setitem(named, updated), node)]
         if isinstance(target, gast.Attribute) and isinstance(target.value, gast.Name) \
                 and target.value.id not in self.ctx.scope.captured:
             updated = self.operator(hook, self._load(target), node.value)

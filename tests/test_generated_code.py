@@ -35,7 +35,7 @@ IDS = [c[0] for c in CASES]
 
 HELPER = re.compile(r"(if_body|else_body|loop_test|extra_test|loop_body)(_\d+)?")
 GENERATED_NAME = re.compile(r"(if_body|else_body|loop_test|extra_test|loop_body|itr|do_return|retval|break_|continue_"
-                            r"|ag_)(_?\d+)?|ag__")
+                            r"|item|index|ag_)(_?\d+)?|ag__")
 RUNTIME_ATTRIBUTES = set(autograph.runtime.__all__)
 # Builtins generated code may use: `try: x / except NameError:` for a variable
 # that may be bound, `x: object` for a cell that only body functions set, and

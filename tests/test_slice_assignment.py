@@ -96,6 +96,14 @@ def bubble_sort(x):
     return y
 
 
+def spread(x):
+    z = np.zeros(5) + x[1]
+    z[np.arange(1, 3)] += x[0] * 2
+    z[np.arange(3, 5)] = np.tanh(x[1])
+    z[np.arange(0, 2)], z[4] = np.sin(x[:2]), np.cos(x[0])
+    return z
+
+
 CASES = [
     (place, lambda m: (m.ones(3),)),
     (double_every_other, lambda m: (m.arange(6.0), 5)),
@@ -108,6 +116,7 @@ CASES = [
     (Cursor().write, lambda m: (m.asarray([5.0, 6.0]),)),
     (swap, lambda m: (m.asarray([3.0, 1.0, 2.0]), 0, 2)),
     (bubble_sort, lambda m: (m.asarray([3.0, 1.0, 2.0, 0.0]),)),
+    (spread, lambda m: (m.asarray([0.5, -1.0]),)),
 ]
 
 
@@ -208,6 +217,9 @@ def test_a_list_index_with_the_numpy_tracer():
 def test_to_code_assigns_the_values_before_the_items():
     assert ("    item, item_1 = (y[j], y[i])\n    y = ag__.setitem(y, i, item)\n    y = ag__.setitem(y, j, item_1)\n"
             in autograph.to_code(swap))
+    code = autograph.to_code(spread)
+    assert ("    index = ag__.call(np.arange)(1, 3)\n    z = ag__.setitem(z, index, ag__.iadd(z[index], x[0] * 2))\n"
+            "    item = ag__.call(np.tanh)(x[1])\n    z = ag__.setitem(z, ag__.call(np.arange)(3, 5), item)\n") in code
 
 
 def test_items_of_a_name_that_may_be_unbound_raise_pythons_error():

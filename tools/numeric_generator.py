@@ -14,7 +14,8 @@ float64 scalar (`signature_for(seed)` names them). Functions mix
     `for i in range(n)` with a Python `n` (unrolled when traced);
   * `break`, `continue` and `return` inside loops and branches;
   * item updates `z[i] = ...` / `z[i] += ...` on arrays made inside the
-    function.
+    function, also of slices with constant bounds (`z[1:3]`, `z[::2]`),
+    masks (`z[x > 0.5] = ...`) and index arrays (`z[np.arange(1, 4)]`).
 
 What the tracer requires is respected by construction: every variable is
 either a float64 array of shape `SHAPE` or a float64 scalar and keeps that
@@ -66,8 +67,9 @@ def _const(rng, lo=-2.0, hi=2.0):
 class _Gen:
     """Recursive-descent generator of statements and expressions."""
 
-    def __init__(self, rng, params, max_depth=3, max_stmts=4, exclude=(), tuple_returns=False):
+    def __init__(self, rng, params, max_depth=3, max_stmts=4, exclude=(), tuple_returns=False, aux=None):
         self.rng = rng
+        self.aux = aux or random.Random(0)
         self.tuple_returns = tuple_returns
         self.params = params
         self.exclude = frozenset(exclude)
@@ -284,7 +286,24 @@ class _Gen:
             return self.stmt_assign(indent, env, depth, loop)
         name = self.rng.choice(pool)
         op = self.rng.choice(["=", "=", "+="])
-        self.emit(indent, f"{name}[{self.index(env)}] {op} {self.sc_expr(env)}")
+        index = self.target(env, name, op, self.index(env))
+        self.emit(indent, f"{name}[{index}] {op} {self.sc_expr(env)}")
+
+    def target(self, env, name, op, index):
+        """The index of an item update: `index`, or (drawn from `self.aux`,
+        so that the rest of the program is the one the seed always gave) a
+        slice with constant bounds, a mask, or an index array."""
+        r = self.aux.random()
+        if r < 0.5:
+            return index
+        if r < 0.75:
+            lo = self.aux.randint(-N, N - 2)
+            return self.aux.choice([f"{lo}:{lo % N + 2}", "::2", f"{lo}:", "1::3"])
+        if r < 0.9 and op == "=":
+            other = self.aux.choice([name] + self.names(env, "arr"))
+            return f"{other} {self.aux.choice(['>', '<'])} {_const(self.aux, -1.0, 1.0)}"
+        lo = self.aux.randint(0, N - 2)
+        return f"np.arange({lo}, {self.aux.randint(lo + 1, N)})"
 
     def stmt_if(self, indent, env, depth, loop):
         self.emit(indent, f"if {self.cond(env)}:")
@@ -427,7 +446,7 @@ def generate(seed, max_depth=3, max_stmts=4, exclude=(), tuple_returns=False):
     also puts early `return (array, scalar)` under symbolic conditions."""
     rng = random.Random(seed)
     gen = _Gen(rng, signature_for(seed), max_depth=max_depth, max_stmts=max_stmts,
-               exclude=exclude, tuple_returns=tuple_returns)
+               exclude=exclude, tuple_returns=tuple_returns, aux=random.Random(f"aux-{seed}"))
     return "import numpy as np\n\n\n" + gen.function()
 
 

@@ -26,6 +26,11 @@ max, min = _on_tensor(torch.amax), _on_tensor(torch.amin)
 zeros_like, ones_like, copy = torch.zeros_like, torch.ones_like, torch.clone
 
 
+def arange(*bounds):
+    """np.arange(lo, hi) of ints: an index array."""
+    return torch.arange(*bounds)
+
+
 def float64(value):
     """np.float64(c): a float64 scalar."""
     return torch.tensor(value, dtype=torch.float64)
