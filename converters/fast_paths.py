@@ -112,7 +112,7 @@ class _Inliner:
                 if definitions is not None:
                     result.extend(getattr(self, operator)(stmt, call, definitions))
                     continue
-            augmented = self._augmented(stmt)
+            augmented = self._augmented(stmt) or self._setitem(stmt)
             if augmented is not None:
                 result.append(augmented)
                 continue
@@ -146,6 +146,58 @@ class _Inliner:
         fallback.value = copy.copy(value)
         fallback.value.args = [value.args[0], update]
         return builders.located(gast.If(test=python, body=[inline], orelse=[fallback]), stmt)
+
+    def _setitem(self, stmt):
+        """`x = ag__.setitem(x, i, v)` (item_updates) as Python's own
+        statement for a list or dict and an int or str key, else None:
+
+            if (key := i).__class__ in item_keys and x.__class__ in item_types:
+                x[key] = v
+            else:
+                x = ag__.setitem(x, key, v)
+
+        and `x = ag__.setitem(x, i, ag__.iadd(x[i], v))` (`x[i] += v`) as
+        `item = x[key]; item += v; x[key] = item` where the item is of a
+        Python type too (`+=` on a backend's value is the backend's)."""
+        value = getattr(stmt, "value", None)
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                and self._is_runtime_call(value, "setitem") and len(value.args) == 3 and not value.keywords
+                and isinstance(value.args[0], gast.Name) and value.args[0].id == stmt.targets[0].id):
+            return None
+        name, index, update = stmt.targets[0].id, value.args[1], value.args[2]
+        key = self.ctx.namer.helper("key")
+        test = [gast.Compare(left=builders.attr(gast.NamedExpr(target=builders.store(key), value=self.fast(index)),
+                                                "__class__"),
+                             ops=[gast.In()], comparators=[self.fast.runtime_value("ITEM_KEYS")]),
+                gast.Compare(left=builders.attr(builders.name(name), "__class__"), ops=[gast.In()],
+                             comparators=[self.fast.runtime_value("ITEM_TYPES")])]
+        target = gast.Subscript(value=builders.name(name), slice=builders.name(key), ctx=gast.Store())
+        augmented = next((op for op in _AUGMENTED if self._is_runtime_call(update, op)), None) \
+            if len(getattr(update, "args", ())) == 2 else None
+        if augmented is None:
+            inline = [gast.Assign(targets=[target], value=self.fast(update), type_comment=None)]
+            fallback_update = update
+        else:
+            item = self.ctx.namer.helper("item")
+            read = gast.Subscript(value=builders.name(name), slice=builders.name(key), ctx=gast.Load())
+            test.append(gast.Compare(
+                left=builders.attr(gast.NamedExpr(target=builders.store(item), value=read), "__class__"),
+                ops=[gast.In()], comparators=[self.fast.runtime_value("PYTHON_TYPES")]))
+            inline = [gast.AugAssign(target=builders.store(item), op=_AUGMENTED[augmented](),
+                                     value=self.fast(update.args[1])),
+                      gast.Assign(targets=[copy.deepcopy(target)], value=builders.name(item), type_comment=None)]
+            fallback_update = copy.copy(update)
+            fallback_update.args = [_with_index(update.args[0], key), update.args[1]]
+        fallback = copy.copy(stmt)
+        fallback.value = copy.copy(value)
+        fallback.value.args = builders.located([value.args[0], builders.name(key), fallback_update], stmt)
+        return builders.located(gast.If(test=gast.BoolOp(op=gast.And(), values=test), body=inline,
+                                        orelse=[fallback]), stmt)
+
+    def _is_runtime_call(self, node, attribute):
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
+                and node.func.attr == attribute)
 
     def _helpers(self, stmts):
         """ids of the body-function definitions an operator call uses."""
@@ -453,6 +505,16 @@ class _Inliner:
             builders.assign(builders.store(iterable), self.fast(call.args[0])),
             gast.If(test=check, body=fast, orelse=fallback),
         ], stmt)
+
+
+def _with_index(read, key):
+    """`read` (`x[i]`, or its `ag__.getitem(x, i, 'x')`) reading index `key` instead."""
+    read, name = copy.copy(read), builders.located(builders.name(key), read)
+    if isinstance(read, gast.Subscript):
+        read.slice = name
+    else:
+        read.args = [read.args[0], name, *read.args[2:]]
+    return read
 
 
 def _flags(test, ag):

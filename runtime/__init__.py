@@ -21,6 +21,8 @@ from autograph.runtime.calls import (
 )
 from autograph.runtime.errors import AutographError, user_location
 from autograph.runtime.operators import (
+    ITEM_KEYS,
+    ITEM_TYPES,
     PYTHON_TYPES,
     and_,
     assert_stmt,
@@ -64,7 +66,7 @@ __all__ = [
     "Backend", "backend_of", "prepare_backends", "register_backend", "unregister_backend",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
-    "APPENDED", "BUILTIN_LEN", "PLAIN_LIST", "PYTHON_TYPES", "SIZED_TYPES",
+    "APPENDED", "BUILTIN_LEN", "ITEM_KEYS", "ITEM_TYPES", "PLAIN_LIST", "PYTHON_TYPES", "SIZED_TYPES",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "not_", "or_",
     "getitem", "in_place", "setitem", "unrolled", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",

@@ -25,7 +25,7 @@ from autograph.runtime.undefined import Undefined
 
 __all__ = [
     "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
-    "assert_stmt", "setitem", "getitem", "in_place", "is_python", "iterate", "PYTHON_TYPES",
+    "assert_stmt", "setitem", "getitem", "in_place", "is_python", "iterate", "PYTHON_TYPES", "ITEM_TYPES", "ITEM_KEYS",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
 ]
@@ -55,6 +55,10 @@ def _augmented(op, plain):
 #: the set, then fails that guard: "Guard failed on the same frame it was
 #: created"), and five classes keep a miss (an array's `+=`) short.
 PYTHON_TYPES = (int, float, list, str, tuple)
+#: The containers and keys for which converted code runs `x[k] = v` itself
+#: (converters/fast_paths.py): `setitem` of them is Python's assignment.
+ITEM_TYPES = (list, dict)
+ITEM_KEYS = (int, str)
 iadd = _augmented(operator.iadd, operator.add)
 isub = _augmented(operator.isub, operator.sub)
 imul = _augmented(operator.imul, operator.mul)

@@ -213,9 +213,8 @@ class SymbolicArray:
     def __setitem__(self, index, value):
         if generated_construct() is not None:
             advice = ("converted code makes `x[i] = v` and `x[i] += v` a functional update only where `x` "
-                      "is a local variable, the statement assigns items only, and the index (or, for `=`, the "
-                      "value) is made of names, constants and their attributes and items (`i`, `-1`, `i + 1`, "
-                      "`self.pos`): write `k = <index>; x[k] = v`")
+                      "is a local variable of the function (not an attribute, an item, or a variable of an "
+                      "enclosing function): write `y = <target>`, then `y[i] = v`, and store `y` back")
         else:
             advice = ("in converted code `x[i] = v` becomes a functional update; convert the function "
                       "with autograph (autograph.function or autograph.to_graph)")

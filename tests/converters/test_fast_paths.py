@@ -316,3 +316,51 @@ def test_an_index_that_a_backend_claims_reads_through_it():
         assert autograph.to_graph(rebinds_the_loop_variable)([5, 6, 7], Index(1), 2) == [("read", 6)] * 2
     finally:
         runtime.unregister_backend(backend)
+
+
+def updates(counts, table, rows, k, word):
+    counts[k] += 1
+    counts[k - 1] = counts[k] * 2
+    table[word] = table.get(word, 0) + 1
+    table[k] = word
+    rows[k] += [word]
+    return counts, table, rows
+
+
+def test_item_updates_of_lists_and_dicts_run_inlined(monkeypatch):
+    from autograph import conversion
+    code = conversion.inlined_source(updates)
+    assert "if (key := k).__class__ in item_keys and counts.__class__ in item_types" in code
+    assert "item += 1\n        counts[key] = item" in code
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the operator ran for a list or dict")
+    for name in ("setitem", "iadd", "getitem"):
+        monkeypatch.setattr(runtime, name, refuse)
+    row = ["a"]
+    counts, table, rows = autograph.to_graph(updates)([1, 2, 3], {}, [[], row], 1, "w")
+    assert (counts, table, rows) == updates([1, 2, 3], {}, [[], ["a"]], 1, "w") \
+        == ([6, 3, 3], {"w": 1, 1: "w"}, [[], ["a", "w"]])
+    assert rows[1] is row  # `+=` extends the list in place, as in Python
+
+
+def test_item_updates_of_other_values_go_through_the_operators():
+    # A tuple has no item assignment (Python's TypeError, through the
+    # operator); a missing dict key is Python's KeyError; an item that a
+    # backend claims gets the backend's `+=`.
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        autograph.to_graph(updates)((1, 2), {}, [[]], 0, "w")
+    with pytest.raises(KeyError):
+        autograph.to_graph(updates)({}, {}, [[]], 0, "w")
+    class Augmenting(FlagBackend):
+        def augmented(self, op, plain, target, value):
+            return ("augmented", target.value + value)
+
+    backend = runtime.register_backend(Augmenting())
+    try:
+        def bump(xs):
+            xs[0] += 1
+            return xs
+        assert autograph.to_graph(bump)([Flag(1)]) == [("augmented", 2)]
+    finally:
+        runtime.unregister_backend(backend)

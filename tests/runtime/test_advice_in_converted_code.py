@@ -41,10 +41,15 @@ def unconverted_condition(x):
     return [v for v in x if v > 0]
 
 
-def item_assignment_with_a_called_index(x):
-    y = x * 1
-    y[int(0)] = 2.0
-    return y
+def item_assignment_through_an_attribute(x):
+    box = Box()
+    box.y = x * 1
+    box.y[0] = 2.0
+    return box.y
+
+
+class Box:
+    pass
 
 
 def slice_assignment(x):
@@ -62,7 +67,7 @@ CASES = [
      "only a `for` statement of converted code loops over it"),
     (zip_over_unknown_length, None, TracingError, "zip(x, x)",
      "only a `for` statement of converted code loops over it"),
-    (item_assignment_with_a_called_index, 3, TracingError, "y[int(0)]", "write `k = <index>; x[k] = v`"),
+    (item_assignment_through_an_attribute, 3, TracingError, "box.y[0]", "write `y = <target>`"),
 ]
 
 

@@ -72,6 +72,7 @@ _ALLOWED = {
     ("autograph.runtime.jax.backend", "_TRANSFORMS"),  # jax.grad, lax.cond, ...: once jax is loaded
     ("autograph.runtime.jax.cond", "_INEXACT"),  # a cache of a dtype property
     ("autograph.runtime.torch.backend", "_BUILTINS"),  # the builtin overrides, once torch is loaded
+    ("autograph.runtime.torch.backend", "_TRANSFORMS"),  # torch.func.grad, torch.cond, ...: once torch is loaded
     ("autograph.runtime.torch.dynamo_hooks", "_held"),  # callees converted for dynamo, read by name
 }
 
