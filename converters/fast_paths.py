@@ -617,6 +617,7 @@ class _FastExpressions:
         self.bound = {}  # attribute of ag__ -> the name in self.sites that holds it
         self.python_names = frozenset()  # hold Python values here: the variables of Python `for` loops
         self.depth = 0  # operators inlined around the current expression
+        self.in_iterable = 0  # inside a comprehension's iterable: no `:=`
 
     def __call__(self, node):
         return self.visit(node)
@@ -640,12 +641,16 @@ class _FastExpressions:
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             return node
         if isinstance(node, gast.comprehension):
-            # Python forbids `:=` in a comprehension's iterable.
+            # Python forbids `:=` in a comprehension's iterable: only the
+            # call sites' forms there, which need none.
             ifs = self.visit(node.ifs)
-            if ifs is node.ifs:
+            self.in_iterable += 1
+            iterable = self.visit(node.iter)
+            self.in_iterable -= 1
+            if ifs is node.ifs and iterable is node.iter:
                 return node
             new = copy.copy(node)
-            new.ifs = ifs
+            new.ifs, new.iter = ifs, iterable
             return new
         original = node
         inlines = self._operator(node) is not None
@@ -757,7 +762,7 @@ class _FastExpressions:
             resolved = gast.IfExp(
                 test=gast.Compare(left=callee, ops=[gast.Is()], comparators=[first]), body=second,
                 orelse=builders.call(builders.attr(self.ag, "call_site"), builders.name(site), callee))
-            if callee.id == "len" and len(node.args) == 1 and not node.keywords \
+            if callee.id == "len" and len(node.args) == 1 and not node.keywords and not self.in_iterable \
                     and not isinstance(node.args[0], gast.Starred):
                 return self._len(node, callee, builders.located(resolved, node))
         elif isinstance(callee, gast.Attribute) and isinstance(callee.value, gast.Name) and _small(node):
@@ -784,6 +789,8 @@ class _FastExpressions:
         return new
 
     def _operator(self, node):
+        if self.in_iterable:
+            return None
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                 and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
                 and node.func.attr in self._OPERATORS and _only_pure(node.keywords)):

@@ -364,3 +364,15 @@ def test_item_updates_of_other_values_go_through_the_operators():
         assert autograph.to_graph(bump)([Flag(1)]) == [("augmented", 2)]
     finally:
         runtime.unregister_backend(backend)
+
+
+def comprehensions(xs, n):
+    return [v * 2 for v in zip(range(len(xs)), xs) if len(v) > n], {k: 1 for k in sorted(xs)}
+
+
+def test_calls_in_a_comprehensions_iterable_use_call_sites():
+    # (Python forbids `:=` there: the call sites' forms need none; `len`'s does.)
+    from autograph import conversion
+    code = conversion.inlined_source(comprehensions)
+    assert "ag__.call(zip)" not in code and "ag__.call(sorted)" not in code
+    assert autograph.to_graph(comprehensions)([3, 1], 1) == comprehensions([3, 1], 1)
