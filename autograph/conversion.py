@@ -527,7 +527,16 @@ def convert_function(f, options=DEFAULT):
     converted.__module__ = f.__module__
     converted.__doc__ = f.__doc__
     converted.__annotations__ = dict(getattr(f, "__annotations__", {}))
-    converted.__dict__.update({k: v for k, v in f.__dict__.items() if not k.startswith("__autograph_converted")})
+    attributes = {k: v for k, v in f.__dict__.items() if not k.startswith("__autograph_converted")}
+    wrapped = attributes.get("__wrapped__")
+    if type(wrapped) is types.FunctionType:
+        # A wrapper that also keeps the function it wraps under another name
+        # (torch.jit.script_if_tracing's `__original_fn`, which torch.compile
+        # calls instead of the wrapper) keeps its conversion there.
+        for key, value in attributes.items():
+            if value is wrapped and key != "__wrapped__":
+                attributes[key] = ag_value.call(value)
+    converted.__dict__.update(attributes)
     converted.__autograph_source__ = artifact.filename
     return converted
 

@@ -115,4 +115,10 @@ def _outside(convert, f):
     `_converted_outside`, so it is asked about its code."""
     if _generated(f.__code__):
         return f
+    try:
+        # torch.jit.script_if_tracing's wrapper: dynamo calls the function it
+        # keeps, and cannot hand the wrapper itself to `_converted_outside`.
+        f = f.__original_fn
+    except AttributeError:
+        pass
     return getattr(_held, _converted_outside(convert, f))

@@ -94,8 +94,21 @@ def calls_library_code(x):
     return clamp(ACTIVATION.forward(x)) + scale_or_negate(x)
 
 
+@torch.jit.script_if_tracing
+def negate_or_double(x):
+    if x.sum() > 0:
+        return x * 2
+    return -x
+
+
+def calls_a_script_if_tracing_function(x):
+    # torch.compile calls the function such a wrapper keeps (`__original_fn`),
+    # not the wrapper: the converted function, whichever of them it meets.
+    return negate_or_double(x) + 1
+
+
 CALLERS = [calls_a_helper, calls_with_keywords, calls_a_lambda, calls_a_nested_function, calls_a_partial,
-           calls_a_method, calls_through_an_expression, calls_library_code]
+           calls_a_method, calls_through_an_expression, calls_library_code, calls_a_script_if_tracing_function]
 
 
 def graph_breaks(f, *args):
@@ -145,6 +158,36 @@ def test_first_conversion_of_a_callee_happens_while_dynamo_traces():
     assert_same(caller(POSITIVE), function(POSITIVE))
     assert conversion.cached(fresh) is not None  # converted inside the compiled region
     assert_same(caller(NEGATIVE), function(NEGATIVE))
+
+
+def make_script_if_tracing_caller():
+    @torch.jit.script_if_tracing
+    def wrapped(x):
+        if x.sum() > 0:
+            return x * 5
+        return x + 5
+
+    def caller(x):
+        return wrapped(x) * 2
+    return caller
+
+
+@pytest.mark.parametrize("first", ["eager", "dynamo"])
+def test_script_if_tracing_callee_converts_whichever_runs_first(first):
+    # Eager first: the call site keeps the converted wrapper, which dynamo
+    # would call through `__original_fn`; dynamo first: the hook meets the
+    # wrapper inside the trace.
+    caller = make_script_if_tracing_caller()
+    converted = autograph.to_graph(caller)
+    if first == "eager":
+        assert_same(caller(POSITIVE), converted(POSITIVE))
+    torch._dynamo.reset()
+    function = torch.compile(converted, fullgraph=True, backend="eager")
+    for args in ARGSETS:
+        assert_same(caller(*args), function(*args))
+    exported = torch.export.export(Converted(caller), ARGSETS[0], strict=True)
+    for args in ARGSETS:
+        assert_same(caller(*args), exported.module()(*args))
 
 
 class Block(torch.nn.Module):
