@@ -7,7 +7,7 @@ Run from the repository root, with the package installed:
 
 It generates functions of 100 ... 10,000 lines of mixed statements (ifs,
 loops, assignments, calls), and functions of nested `if`s and nested `for`
-loops of depth 5 ... 50, converts each with `autograph.to_graph` and prints
+loops of depth 5 ... 50, and `elif` chains of 100 ... 1,000 branches, converts each with `autograph.to_graph` and prints
 a table of conversion time and time per line (or per level). Each generated
 function is also run once, original and converted, and the results compared.
 It then checks that
@@ -44,6 +44,7 @@ from tables import section  # noqa: E402 - beside this script
 
 SIZES = (100, 300, 1000, 3000, 10000)
 DEPTHS = (5, 10, 20, 30, 50)
+ELIF_LENGTHS = (100, 300, 1000)
 LINEAR_TOLERANCE = 3.0
 PYTHON_BLOCK_LIMIT = 20
 
@@ -166,6 +167,18 @@ def nested_ifexp_source(depth, name="f"):
     return f"def {name}(x):\n    return {expression}\n"
 
 
+def elif_chain_source(length, name="f"):
+    """One `if` followed by `length - 1` `elif`s and an `else`: x below
+    each bound picks its branch, so inputs up to `length` reach any one."""
+    serial = next(_serial)
+    body = [f"def {name}(x):"]
+    for i in range(length):
+        body.append(f"    {'if' if i == 0 else 'elif'} x < {i}:")
+        body.append(f"        r = x * {i} + {serial}")
+    body += ["    else:", "        r = -x", "    return r"]
+    return "\n".join(body) + "\n"
+
+
 def make_function(source, name="f"):
     """The function `name` defined by `source`, compiled under a fresh file
     name registered in linecache (as IPython does), so it has source."""
@@ -236,6 +249,16 @@ def scaling_table(sizes, depths):
             print(_row(kind, depth, "level", elapsed, matches))
             if not matches:
                 failures.append(f"{kind} depth {depth}: converted result differs from the original")
+    for length in ELIF_LENGTHS:
+        try:
+            elapsed, matches = measure(elif_chain_source(length), inputs=(-1, 0, length // 2, length - 1, length))
+        except BaseException as error:  # noqa: BLE001
+            failures.append(f"elif chain of {length}: {type(error).__name__}: {error}")
+            print(f"| {'`elif` branches':<20} | {length:>6} | FAILED: {type(error).__name__}")
+            continue
+        print(_row("`elif` branches", length, "branch", elapsed, matches))
+        if not matches:
+            failures.append(f"elif chain of {length}: converted result differs from the original")
     if len(per_line) >= 2:
         smallest, largest = min(per_line), max(per_line)
         ratio = per_line[largest] / per_line[smallest]

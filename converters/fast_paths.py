@@ -107,7 +107,8 @@ class _Inliner:
         result = []
         for stmt in stmts:
             operator, call = self._operator(stmt)
-            if operator is not None and self.depth < MAX_INLINED_DEPTH:
+            if operator is not None and self.depth < MAX_INLINED_DEPTH \
+                    and not (operator == "if_stmt" and self._long_chain(result, call)):
                 definitions = self._take_definitions(result, call)
                 if definitions is not None:
                     result.extend(getattr(self, operator)(stmt, call, definitions))
@@ -213,6 +214,23 @@ class _Inliner:
                 helpers.update(id(d) for d in pending if d.name in used)
             pending = []
         return helpers
+
+    def _long_chain(self, result, call):
+        """True if the `if` of `call` is the head of more `elif`s than
+        MAX_INLINED_DEPTH: inlined, each level would keep all those below it
+        in its fallback. Such a chain runs through the operators, whose
+        Python path takes an `elif` in a loop (runtime.operators.elif_stmt)."""
+        count, body, name = 0, result, getattr(call.args[2], "id", None)
+        while count <= MAX_INLINED_DEPTH:
+            function = next((s for s in reversed(body) if isinstance(s, gast.FunctionDef) and s.name == name), None)
+            if function is None or not function.body:
+                return False
+            inner = [s.value for s in function.body[-2:] if isinstance(s, (gast.Assign, gast.Return))]
+            calls = [c for c in inner if self._operator(gast.Expr(value=c))[0] == "if_stmt"]
+            if not calls:
+                return False
+            count, body, name = count + 1, function.body, getattr(calls[-1].args[2], "id", None)
+        return True
 
     def _take_definitions(self, result, call):
         """Removes from the end of `result` the body functions the call uses
@@ -938,6 +956,69 @@ class _FastExpressions:
                               orelse=self._fallback(original)))
 
 
+# Else branches ending in an `elif` -------------------------------------------
+
+_BLOCK_NODES = (gast.stmt, gast.excepthandler, gast.match_case)
+
+
+def _with_tail_elifs(node, ag):
+    """`node`, where each else branch's function that ends in an `if` with
+    the branch's own outputs (an `elif`) ends in `return ag__.elif_stmt(...)`
+    instead: run on Python values, a chain of them is a loop in
+    runtime.operators (`_else`), not one call deeper per `elif`. Copies
+    what changes; statements only (the functional tree shares them)."""
+    changes = {}
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if type(value) is list and value and isinstance(value[0], _BLOCK_NODES):
+            new = [_with_tail_elifs(item, ag) for item in value]
+            if any(a is not b for a, b in zip(new, value)):
+                changes[field] = new
+    if isinstance(node, gast.FunctionDef) and node.name.startswith("else_body"):
+        tail = _tail_elif(changes.get("body", node.body), ag)
+        if tail is not None:
+            changes["body"] = tail
+    if not changes:
+        return node
+    new = copy.copy(node)
+    for field, value in changes.items():
+        setattr(new, field, value)
+    return new
+
+
+def _tail_elif(body, ag):
+    """`body` ending in `return ag__.elif_stmt(...)` where it ends in
+    `return ag__.if_stmt(...)`, or in `outputs = ag__.if_stmt(...)` and
+    `return outputs` of the same names; None otherwise."""
+    def operator(value):
+        func = getattr(value, "func", None)
+        return (isinstance(value, gast.Call) and isinstance(func, gast.Attribute) and func.attr == "if_stmt"
+                and isinstance(func.value, gast.Name) and func.value.id == ag and len(value.args) == 5)
+
+    def names(node):
+        items = node.elts if isinstance(node, gast.Tuple) else [node]
+        return [n.id for n in items] if all(isinstance(n, gast.Name) for n in items) else None
+
+    last = body[-1] if body else None
+    if not isinstance(last, gast.Return):
+        return None
+    if operator(last.value):
+        call, kept, origin = last.value, body[:-1], last
+    elif len(body) >= 2 and isinstance(body[-2], gast.Assign) and len(body[-2].targets) == 1 \
+            and operator(body[-2].value) and last.value is not None:
+        call, kept, origin = body[-2].value, body[:-2], body[-2]
+        given = call.args[4]
+        outputs = names(body[-2].targets[0])
+        if not (outputs and outputs == names(last.value) and isinstance(given, gast.Tuple)
+                and outputs == [getattr(e, "value", None) for e in given.elts]):
+            return None
+    else:
+        return None
+    new_call = copy.copy(call)
+    new_call.func = builders.located(builders.attr(ag, "elif_stmt"), call.func)
+    return kept + [builders.located(gast.Return(value=new_call), origin)]
+
+
 def transform(node, ctx):
     """A new tree for `node` with fast paths inlined; `node` is unchanged.
     Returns it and the names its closure binds: {name: None for a call site
@@ -946,4 +1027,4 @@ def transform(node, ctx):
     new = copy.copy(node)
     inliner = _Inliner(ctx)
     new.body = inliner.block(node.body)
-    return new, inliner.fast.sites
+    return _with_tail_elifs(new, ctx.ag), inliner.fast.sites

@@ -14,8 +14,9 @@ Conventions shared by all operators:
 
 import itertools
 import operator
+import sys
 
-from autograph.runtime import static_ranges
+from autograph.runtime import calls, static_ranges
 from autograph.runtime.backends import FROM_FIRST, backend_of, backend_of_any, unchanged
 from autograph.runtime.errors import user_location
 from autograph.runtime.staging import StagingBackend
@@ -24,7 +25,7 @@ from autograph.runtime.staging.lists import truth_of as list_truth
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
-    "if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
+    "if_stmt", "elif_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
     "assert_stmt", "setitem", "getitem", "in_place", "is_python", "iterate", "PYTHON_TYPES", "ITEM_TYPES", "ITEM_KEYS",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
@@ -121,9 +122,57 @@ def if_stmt(cond, if_body, else_body, state, names):
         cond = list_truth(cond)
     backend = backend_of(cond)
     if backend is None:
-        body = if_body if cond else else_body
-        return unchanged(state, len(names)) if body is None else body(*state)
+        if cond:
+            return unchanged(state, len(names)) if if_body is None else if_body(*state)
+        return unchanged(state, len(names)) if else_body is None else _else(else_body, state)
     return backend.cond(cond, if_body, else_body, state, names)
+
+
+class _Elif:
+    """An `elif` that `elif_stmt` hands back to the loop of `_else`."""
+
+    __slots__ = ("cond", "if_body", "else_body", "state", "names")
+
+    def __init__(self, cond, if_body, else_body, state, names):
+        self.cond, self.if_body, self.else_body, self.state, self.names = cond, if_body, else_body, state, names
+
+
+def _else(body, state):
+    """`body(*state)`, the else branch of an `if` on a Python value. An `elif`
+    that ends it (`elif_stmt`) comes back here, and runs in this loop: a
+    chain of any length takes no recursion, as Python's own `elif` takes
+    none."""
+    result = body(*state)
+    while result.__class__ is _Elif:
+        cond, state, names = result.cond, result.state, result.names
+        if type(cond) is list or type(cond) is TracedList:
+            cond = list_truth(cond)
+        backend = backend_of(cond)
+        if backend is not None:
+            return backend.cond(cond, result.if_body, result.else_body, state, names)
+        if cond:
+            body = result.if_body
+            return unchanged(state, len(names)) if body is None else body(*state)
+        body = result.else_body
+        if body is None:
+            return unchanged(state, len(names))
+        result = body(*state)
+    return result
+
+
+def elif_stmt(cond, if_body, else_body, state, names):
+    """`if_stmt` of an `if` that ends an else branch and has that branch's
+    outputs (an `elif`): `return elif_stmt(...)` means `return if_stmt(...)`.
+    Called by `_else`, it leaves the statement to that loop instead.
+    (The fast paths of converters/fast_paths.py write it in the functional
+    code they keep, where chains are longer than they inline.)"""
+    traced = calls._bytecode_traced
+    if (traced is None or not traced()) and sys._getframe(2).f_code is _ELSE:
+        return _Elif(cond, if_body, else_body, state, names)
+    return if_stmt(cond, if_body, else_body, state, names)
+
+
+_ELSE = _else.__code__
 
 
 def _options(opts, done):

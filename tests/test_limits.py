@@ -131,6 +131,37 @@ def test_if_nesting_depth_50_converts_and_matches():
     _convert_and_compare(scaling.nested_ifs_source(50))
 
 
+def test_a_thousand_branch_elif_chain_converts_and_matches():
+    # Each `elif` runs in the loop of runtime.operators._else: no call deeper
+    # per branch, so every branch is reached, as in Python.
+    _convert_and_compare(scaling.elif_chain_source(1000), inputs=(-1, 0, 7, 500, 998, 999, 1000, 5000))
+
+
+def test_an_elif_chain_takes_no_frame_per_branch():
+    f = scaling.make_function(scaling.elif_chain_source(300))
+    try:
+        g = autograph.to_graph(f)
+        assert g(0.5) == f(0.5)
+        depth = len(_frames())
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(depth + 60)  # far fewer than 300 branches
+        try:
+            last = g(298.5)
+        finally:
+            sys.setrecursionlimit(old)
+        assert last == f(298.5)
+    finally:
+        scaling.forget(f)
+
+
+def _frames():
+    frame, frames = sys._getframe(), []
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    return frames
+
+
 def _code_size(code):
     return len(code.co_code) + sum(_code_size(c) for c in code.co_consts if hasattr(c, "co_code"))
 
