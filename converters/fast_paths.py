@@ -1014,9 +1014,39 @@ def _tail_elif(body, ag):
             return None
     else:
         return None
+    # An else branch that holds nothing but the `elif`, whose test has no
+    # side effect, is a link of a chain that a backend may stage flat.
+    operator = "pure_elif_stmt" if all(isinstance(s, gast.FunctionDef) for s in kept) \
+        and _side_effect_free(call.args[0], ag) else "elif_stmt"
     new_call = copy.copy(call)
-    new_call.func = builders.located(builders.attr(ag, "elif_stmt"), call.func)
+    new_call.func = builders.located(builders.attr(ag, operator), call.func)
     return kept + [builders.located(gast.Return(value=new_call), origin)]
+
+
+# What an `elif` test may hold to be evaluated before its turn: reads,
+# arithmetic and comparisons, and the operators that stand for `[]`, `and`,
+# `or` and `not` (a walrus writes a temporary of the fast paths).
+_PURE_NODES = (gast.Name, gast.Constant, gast.Attribute, gast.Subscript, gast.Slice, gast.Compare, gast.BinOp,
+               gast.UnaryOp, gast.BoolOp, gast.IfExp, gast.Tuple, gast.List, gast.NamedExpr, gast.Lambda,
+               gast.arguments, gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
+_PURE_OPERATORS = frozenset({"getitem", "and_", "or_", "not_"})
+
+
+def _side_effect_free(test, ag):
+    """True if evaluating `test` (an `elif` condition in converted code)
+    calls nothing but the runtime's item read and logical operators."""
+    for node in gast.walk(test):
+        if isinstance(node, gast.Call):
+            func = node.func
+            if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                    and func.value.id == ag and func.attr in _PURE_OPERATORS):
+                return False
+        elif isinstance(node, gast.Lambda):
+            if node.args.args or node.args.vararg or node.args.kwarg:
+                return False
+        elif not isinstance(node, _PURE_NODES):
+            return False
+    return True
 
 
 def transform(node, ctx):

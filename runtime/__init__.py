@@ -50,6 +50,7 @@ from autograph.runtime.operators import (
     ixor,
     not_,
     or_,
+    pure_elif_stmt,
     setitem,
     while_stmt,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "AutographError", "user_location",
     "APPENDED", "BUILTIN_LEN", "ITEM_KEYS", "ITEM_TYPES", "PLAIN_LIST", "PYTHON_TYPES", "SIZED_TYPES",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "elif_stmt",
+    "pure_elif_stmt",
     "not_", "or_",
     "getitem", "in_place", "setitem", "unrolled", "while_stmt",
     "iadd", "iand", "ifloordiv", "ilshift", "imatmul", "imod", "imul", "ior", "ipow", "irshift",

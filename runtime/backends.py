@@ -79,6 +79,32 @@ class Backend:
         fn = true_fn if pred else false_fn
         return unchanged(operands, len(names)) if fn is None else fn(*operands)
 
+    def cond_chain(self, links: Sequence[tuple[Any, Fn | None, Sequence[Any]]],
+                   last: tuple[Fn | None, Sequence[Any]], names: Sequence[str]) -> Any:
+        """Functional `if`/`elif`/.../`else` whose tests were all evaluated
+        (they have no side effects): `links` holds a (test, body, state) for
+        the `if` and each `elif`, in order, the first test one of this
+        backend's values; `last` is the else branch's (body, state). Returns
+        what the body of the first true test gives from its state, or the
+        else branch's. By default, nested `cond`s (one call deeper per
+        `elif`); a backend may stage the chain at once."""
+        count = len(names)
+        test, body, state = links[0]
+        if len(links) > 1:
+            def rest(*_: Any) -> Any:
+                return self.cond_chain(links[1:], last, names)
+        else:
+            def rest(*_: Any) -> Any:
+                return unchanged(last[1], count) if last[0] is None else last[0](*last[1])
+        return self.cond(test, body, rest, state, names)
+
+    def stages_chain(self, pred: Any) -> bool:
+        """Whether an `if` on `pred`, one of this backend's values, that an
+        `elif` chain follows is staged with `cond_chain`: the runtime then
+        evaluates the chain's tests before it stages any branch. False (the
+        default): `cond` stages it, and each `elif` inside the else branch."""
+        return False
+
     def while_loop(self, test: Fn, body: Fn, state: tuple[Any, ...], names: Sequence[str],
                    opts: LoopOptions) -> tuple[Any, ...]:
         """Functional `while`, entered with the current state (a tuple):

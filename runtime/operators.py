@@ -12,20 +12,21 @@ Conventions shared by all operators:
     nothing when there are none, a bare value for one, a tuple otherwise.
 """
 
+import contextvars
 import itertools
 import operator
 import sys
 
 from autograph.runtime import calls, static_ranges
 from autograph.runtime.backends import FROM_FIRST, backend_of, backend_of_any, unchanged
-from autograph.runtime.errors import user_location
+from autograph.runtime.errors import TracingError, user_location
 from autograph.runtime.staging import StagingBackend
 from autograph.runtime.staging.lists import TracedList, is_accumulating
 from autograph.runtime.staging.lists import truth_of as list_truth
 from autograph.runtime.undefined import Undefined
 
 __all__ = [
-    "if_stmt", "elif_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
+    "if_stmt", "elif_stmt", "pure_elif_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_", "compare",
     "assert_stmt", "setitem", "getitem", "in_place", "is_python", "iterate", "PYTHON_TYPES", "ITEM_TYPES", "ITEM_KEYS",
     "iadd", "isub", "imul", "imatmul", "itruediv", "ifloordiv", "imod", "ipow",
     "ilshift", "irshift", "iand", "ixor", "ior",
@@ -125,6 +126,8 @@ def if_stmt(cond, if_body, else_body, state, names):
         if cond:
             return unchanged(state, len(names)) if if_body is None else if_body(*state)
         return unchanged(state, len(names)) if else_body is None else _else(else_body, state)
+    if else_body is not None and "pure_elif_stmt" in else_body.__code__.co_names:
+        return _staged_chain(backend, cond, if_body, else_body, state, names)
     return backend.cond(cond, if_body, else_body, state, names)
 
 
@@ -149,7 +152,7 @@ def _else(body, state):
             cond = list_truth(cond)
         backend = backend_of(cond)
         if backend is not None:
-            return backend.cond(cond, result.if_body, result.else_body, state, names)
+            return if_stmt(cond, result.if_body, result.else_body, state, names)
         if cond:
             body = result.if_body
             return unchanged(state, len(names)) if body is None else body(*state)
@@ -172,7 +175,79 @@ def elif_stmt(cond, if_body, else_body, state, names):
     return if_stmt(cond, if_body, else_body, state, names)
 
 
+def pure_elif_stmt(cond, if_body, else_body, state, names):
+    """`elif_stmt` of an `elif` that is all its else branch holds, whose test
+    has no side effect (converters/fast_paths.py says which): a chain of
+    them on a traced condition can be staged flat (`_staged_chain`)."""
+    traced = calls._bytecode_traced
+    if (traced is None or not traced()) and sys._getframe(2).f_code in _COLLECTORS:
+        return _Elif(cond, if_body, else_body, state, names)
+    return if_stmt(cond, if_body, else_body, state, names)
+
+
+def _staged_chain(backend, cond, if_body, else_body, state, names):
+    """`if_stmt` of a traced `cond` whose else branch is an `elif` chain of
+    side-effect-free tests (`pure_elif_stmt`): the tests are evaluated now,
+    in order (staged, each branch would evaluate the next; they read the
+    same values and change nothing), and the backend stages the chain at
+    once (`Backend.cond_chain`), not one nested cond per `elif`. A test
+    with a Python value ends the chain (true) or drops its branch (false);
+    an else branch that holds more than an `elif` is the chain's last."""
+    traced = calls._bytecode_traced
+    if (traced is not None and traced()) or _ONE_BY_ONE.get() or not backend.stages_chain(cond):
+        return backend.cond(cond, if_body, else_body, state, names)  # (dynamo traces them one by one)
+    links, last = [(cond, if_body, state)], (else_body, state)
+    while last[0] is not None and "pure_elif_stmt" in last[0].__code__.co_names:
+        link = _collect(last[0], last[1])
+        test = link.cond
+        if type(test) is list or type(test) is TracedList:
+            test = list_truth(test)
+        if backend_of(test) is None:
+            if test:
+                last = (link.if_body, link.state)
+                break
+            last = (link.else_body, link.state)
+            continue
+        links.append((test, link.if_body, link.state))
+        last = (link.else_body, link.state)
+    if len(links) == 1:
+        body, given = last
+        return backend.cond(cond, if_body, body if given is state else _bound(body, given, len(names)), state,
+                            names)
+    try:
+        return backend.cond_chain(links, last, names)
+    except TracingError as error:
+        # The chain's conds are halves of it, not the user's branches: staged
+        # one `elif` at a time, the error names the branches and the line
+        # of the `elif` that gave it (where the chain is short enough).
+        token = _ONE_BY_ONE.set(True)
+        try:
+            return backend.cond(cond, if_body, else_body, state, names)
+        except RecursionError:
+            raise error from None
+        finally:
+            _ONE_BY_ONE.reset(token)
+
+
+# Set while a chain is staged again one `elif` at a time.
+_ONE_BY_ONE = contextvars.ContextVar("autograph_elif_one_by_one", default=False)
+
+
+def _collect(else_body, state):
+    """The `_Elif` that an else branch of `pure_elif_stmt` hands back."""
+    return else_body(*state)
+
+
+def _bound(body, state, count):
+    """A branch that takes no state: `body(*state)` (its state as it was when
+    the chain was collected; None leaves that state as it is)."""
+    if body is None:
+        return lambda *_: unchanged(state, count)
+    return lambda *_: body(*state)
+
+
 _ELSE = _else.__code__
+_COLLECTORS = (_ELSE, _collect.__code__)
 
 
 def _options(opts, done):

@@ -234,6 +234,53 @@ class StagingBackend(Backend):
             raised = error
         return self._raise_in_branch(raised, k, pred, true_fn, false_fn, operands, names)
 
+    def stages_chain(self, pred):
+        return self.concrete(pred) is None
+
+    def cond_chain(self, links, last, names):
+        # A balanced tree of conds over the branches: each node tests whether
+        # one of the tests of its left half is true. Tracing it takes
+        # log2(branches) nested conds, where an `elif` each would nest one
+        # deeper; when it runs, the graph tests log2(branches) conditions.
+        what, loc = f"an `if` whose condition is {self.traced}", self.location()
+        tests, leaves = [], []
+        for test, body, state in links:
+            known = self.concrete(test)
+            if known is None:
+                tests.append(self.predicate(test, what, loc))
+                leaves.append((body, state))
+            elif known:
+                last = (body, state)
+                break
+        leaves.append(last)
+        count = len(names)
+        if not tests:
+            body, state = last
+            return unchanged(state, count) if body is None else body(*state)
+        any_true = {}
+
+        def any_of(lo, hi):  # whether one of tests[lo:hi] is true
+            if (lo, hi) not in any_true:
+                mid = (lo + hi) // 2
+                any_true[lo, hi] = tests[lo] if hi - lo == 1 else self.logical_or(any_of(lo, mid), any_of(mid, hi))
+            return any_true[lo, hi]
+
+        def node(lo, hi, side):
+            if hi - lo == 1:
+                body, state = leaves[lo]
+                run = (lambda: unchanged(state, count)) if body is None else (lambda: body(*state))
+                calls, roots = (body,) if body is not None else (), zip(places.params(body), state)
+            else:
+                mid = (lo + hi) // 2
+                left, right = node(lo, mid, 0), node(mid, hi, 1)
+
+                def run():
+                    return self.cond(any_of(lo, mid), left, right, (), names)
+                calls = left.__autograph_calls__ + right.__autograph_calls__
+                roots = left.__autograph_roots__ + right.__autograph_roots__
+            return places.block(run, side, calls, roots)
+        return node(0, len(leaves), 0)()
+
     def _raise_in_branch(self, error, k, pred, true_fn, false_fn, operands, names):
         """The `if` whose branch `k` raised `error` with a `raise` statement
         while it was traced: Python raises it only where the condition takes

@@ -51,7 +51,7 @@ from autograph.runtime.staging.branches import computes_nothing
 from autograph.runtime.staging.values import normalize, pack
 from autograph.runtime.undefined import Undefined
 
-__all__ = ["cond", "leaks", "loop"]
+__all__ = ["block", "cond", "leaks", "loop", "params"]
 
 _MISSING = object()
 _LIMIT = 5000  # containers recorded per statement; objects past it are not followed
@@ -193,7 +193,9 @@ class Recorded:
         # The block's functions, and the user functions they can call
         # (found in their cells and globals): what those change counts too.
         functions = [fn for fn in functions if fn is not None]
-        while functions and len(seen_functions) < _FUNCTION_LIMIT:
+        functions += [f for fn in functions for f in getattr(fn, "__autograph_calls__", ())]
+        limit = _FUNCTION_LIMIT + len(functions)
+        while functions and len(seen_functions) < limit:
             fn = functions.pop()
             if id(fn) in seen_functions:
                 continue
@@ -496,10 +498,30 @@ def _cell_set(cell, value):
 _NAMES_OF = weakref.WeakKeyDictionary()  # code -> the names it and the code nested in it look up
 
 
+def _unseen_codes(code, memo):
+    """`code` and the code nested in it that `memo` does not hold yet, each
+    after the code nested in it (no recursion: generated code nests an
+    `elif` chain as deep as it is long)."""
+    order, stack = [], [code]
+    while stack:
+        c = stack.pop()
+        if c not in memo:
+            order.append(c)
+            stack.extend(n for n in c.co_consts if isinstance(n, types.CodeType))
+    return reversed(order)
+
+
+def _nested(code):
+    return [c for c in code.co_consts if isinstance(c, types.CodeType)]
+
+
 def _global_names(code):
     if code not in _NAMES_OF:
-        nested = [n for c in code.co_consts if isinstance(c, types.CodeType) for n in _global_names(c)]
-        _NAMES_OF[code] = code.co_names + tuple(nested)
+        for c in _unseen_codes(code, _NAMES_OF):
+            names = dict.fromkeys(c.co_names)
+            for n in _nested(c):
+                names.update(dict.fromkeys(_NAMES_OF[n]))
+            _NAMES_OF[c] = tuple(names)
     return _NAMES_OF[code]
 
 
@@ -511,15 +533,15 @@ def _stored(code):
     """(the global names, the attribute names) that `code` and the code
     nested in it bind or delete (`global g; g = 1`, `config.flag = 1`)."""
     if code not in _STORED_OF:
-        stored = ([], [])
-        for i in dis.get_instructions(code):
-            if i.opname in _STORES:
-                stored[_STORES[i.opname]].append(i.argval)
-        for c in code.co_consts:
-            if isinstance(c, types.CodeType):
-                for mine, nested in zip(stored, _stored(c), strict=True):
-                    mine.extend(nested)
-        _STORED_OF[code] = (frozenset(stored[0]), frozenset(stored[1]))
+        for c in _unseen_codes(code, _STORED_OF):
+            stored = (set(), set())
+            for i in dis.get_instructions(c):
+                if i.opname in _STORES:
+                    stored[_STORES[i.opname]].add(i.argval)
+            for n in _nested(c):
+                for mine, nested in zip(stored, _STORED_OF[n], strict=True):
+                    mine.update(nested)
+            _STORED_OF[c] = (frozenset(stored[0]), frozenset(stored[1]))
     return _STORED_OF[code]
 
 
@@ -547,11 +569,29 @@ def _module_attributes(found, names, bound, stored, stored_names):
     return attributes
 
 
-def _params(fn):
+def params(fn):
+    """The names of a body's parameters: its state's names."""
     if fn is None:
         return ()
     code = fn.__code__
     return code.co_varnames[:code.co_argcount]
+
+
+def block(run, side, calls, roots):
+    """A branch that the runtime builds (`StagingBackend.cond_chain`): it
+    takes no state and returns `run()`, which runs the user's `calls` (their
+    bodies) from the state `roots` ((name, value) pairs), which the places
+    of its `cond` follow as they follow a body's cells and parameters. The
+    two `side`s have their own code, so that a traceback says which one
+    raised (`_raising_branch`)."""
+    if side == 0:
+        def branch(*_):
+            return run()
+    else:
+        def branch(*_):  # noqa: F811 -- another code object
+            return run()
+    branch.__autograph_calls__, branch.__autograph_roots__ = tuple(calls), tuple(roots)
+    return branch
 
 
 def _merge_found(found, places):
@@ -566,7 +606,8 @@ def _merge_found(found, places):
 def cond(stage, pred, true_fn, false_fn, operands, names):
     """`stage(pred, true_fn, false_fn, operands, names)` (a backend's staged
     cond) with the places the branches change as more outputs."""
-    roots = list(zip(_params(true_fn) or _params(false_fn), operands, strict=False))
+    roots = list(zip(params(true_fn) or params(false_fn), operands, strict=False))
+    roots += [root for fn in (true_fn, false_fn) for root in getattr(fn, "__autograph_roots__", ())]
     recorded = Recorded((true_fn, false_fn), roots)
     if not recorded:
         return stage(pred, true_fn, false_fn, operands, names)
