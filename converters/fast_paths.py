@@ -961,35 +961,48 @@ class _FastExpressions:
 _BLOCK_NODES = (gast.stmt, gast.excepthandler, gast.match_case)
 
 
-def _with_tail_elifs(node, ag):
+# A traced `if` followed by at least this many `elif`s that only read and
+# compute is staged at once (runtime.operators.pure_elif_stmt); a shorter
+# chain, one cond per `elif`, as Python nests them.
+MIN_FLAT_CHAIN = 8
+
+
+def _with_tail_elifs(node, ag, chains=None):
     """`node`, where each else branch's function that ends in an `if` with
     the branch's own outputs (an `elif`) ends in `return ag__.elif_stmt(...)`
     instead: run on Python values, a chain of them is a loop in
     runtime.operators (`_else`), not one call deeper per `elif`. Copies
-    what changes; statements only (the functional tree shares them)."""
+    what changes; statements only (the functional tree shares them).
+    `chains`: id of an else branch's function -> how many `elif`s that
+    could be staged at once start there."""
+    chains = {} if chains is None else chains
     changes = {}
     for field in node._fields:
         value = getattr(node, field, None)
         if type(value) is list and value and isinstance(value[0], _BLOCK_NODES):
-            new = [_with_tail_elifs(item, ag) for item in value]
+            new = [_with_tail_elifs(item, ag, chains) for item in value]
             if any(a is not b for a, b in zip(new, value)):
                 changes[field] = new
+    length = 0
     if isinstance(node, gast.FunctionDef) and node.name.startswith("else_body"):
-        tail = _tail_elif(changes.get("body", node.body), ag)
+        tail = _tail_elif(changes.get("body", node.body), ag, chains)
         if tail is not None:
-            changes["body"] = tail
-    if not changes:
-        return node
-    new = copy.copy(node)
-    for field, value in changes.items():
-        setattr(new, field, value)
+            changes["body"], length = tail
+    new = node
+    if changes:
+        new = copy.copy(node)
+        for field, value in changes.items():
+            setattr(new, field, value)
+    if length:
+        chains[id(new)] = length
     return new
 
 
-def _tail_elif(body, ag):
-    """`body` ending in `return ag__.elif_stmt(...)` where it ends in
+def _tail_elif(body, ag, chains):
+    """(`body` ending in `return ag__.elif_stmt(...)` where it ends in
     `return ag__.if_stmt(...)`, or in `outputs = ag__.if_stmt(...)` and
-    `return outputs` of the same names; None otherwise."""
+    `return outputs` of the same names; the length of the chain that can be
+    staged at once from there), or None."""
     def operator(value):
         func = getattr(value, "func", None)
         return (isinstance(value, gast.Call) and isinstance(func, gast.Attribute) and func.attr == "if_stmt"
@@ -1015,12 +1028,15 @@ def _tail_elif(body, ag):
     else:
         return None
     # An else branch that holds nothing but the `elif`, whose test has no
-    # side effect, is a link of a chain that a backend may stage flat.
-    operator = "pure_elif_stmt" if all(isinstance(s, gast.FunctionDef) for s in kept) \
-        and _side_effect_free(call.args[0], ag) else "elif_stmt"
+    # side effect, is a link of a chain that a backend may stage at once.
+    length = 0
+    if all(isinstance(s, gast.FunctionDef) for s in kept) and _side_effect_free(call.args[0], ag):
+        below = next((s for s in kept if s.name == getattr(call.args[2], "id", None)), None)
+        length = 1 + chains.get(id(below), 0)
     new_call = copy.copy(call)
+    operator = "pure_elif_stmt" if length >= MIN_FLAT_CHAIN else "elif_stmt"
     new_call.func = builders.located(builders.attr(ag, operator), call.func)
-    return kept + [builders.located(gast.Return(value=new_call), origin)]
+    return kept + [builders.located(gast.Return(value=new_call), origin)], length
 
 
 # What an `elif` test may hold to be evaluated before its turn: reads,

@@ -4,7 +4,9 @@ An `elif` whose else branch holds nothing else and whose test has no side
 effect (`runtime.operators.pure_elif_stmt`) lets a staged `if` evaluate the
 chain's tests up front and stage its branches as a balanced tree of conds
 (`StagingBackend.cond_chain`): tracing nests log2(branches) conds where one
-per `elif` raised `RecursionError` past about 100 branches. Differential:
+per `elif` raised `RecursionError` past about 100 branches. A chain of
+fewer than `MIN_FLAT_CHAIN` such `elif`s is staged one cond per `elif`; the
+tests of small chains lower that bound to stage them at once. Differential:
 each chain, staged by the numpy tracer and under `jax.jit`, equals Python.
 """
 
@@ -12,6 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from autograph.converters import fast_paths
 from autograph.runtime.errors import BranchMismatchError, UndefinedOutputError
 
 import autograph
@@ -38,6 +41,13 @@ def _cond_depth(jaxpr):
 BACKENDS = ["numpy", "jax"]
 
 
+@pytest.fixture
+def flat(monkeypatch):
+    """Chains of one `elif` on are staged at once (functions converted
+    while the test runs)."""
+    monkeypatch.setattr(fast_paths, "MIN_FLAT_CHAIN", 1)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_500_branch_elif_chain_on_a_traced_value_stages_and_matches(backend):
     f = scaling.make_function(scaling.elif_chain_source(500))
@@ -46,11 +56,22 @@ def test_a_500_branch_elif_chain_on_a_traced_value_stages_and_matches(backend):
         assert float(staged(x)) == f(x), x
 
 
-def test_a_long_chain_nests_conds_logarithmically_under_jax():
-    f = scaling.make_function(scaling.elif_chain_source(200).replace("r = x *", "r = jnp.sin(x) *"))
+def _sine_chain(length):
+    f = scaling.make_function(scaling.elif_chain_source(length).replace("r = x *", "r = jnp.sin(x) *"))
     f.__globals__["jnp"] = jnp
-    jaxpr = jax.make_jaxpr(autograph.to_graph(f))(1.0).jaxpr
-    assert 1 <= _cond_depth(jaxpr) <= 9
+    return f
+
+
+def test_a_long_chain_nests_conds_logarithmically_under_jax():
+    # 200 branches: a tree of depth 8 over the first 193, whose last leaf
+    # is the rest of the chain, one cond per `elif`.
+    jaxpr = jax.make_jaxpr(autograph.to_graph(_sine_chain(200)))(1.0).jaxpr
+    assert _cond_depth(jaxpr) == 8 + fast_paths.MIN_FLAT_CHAIN - 1
+
+
+def test_a_short_chain_stages_one_cond_per_elif():
+    jaxpr = jax.make_jaxpr(autograph.to_graph(_sine_chain(fast_paths.MIN_FLAT_CHAIN)))(1.0).jaxpr
+    assert _cond_depth(jaxpr) == fast_paths.MIN_FLAT_CHAIN
 
 
 def mixed(x, mode):
@@ -123,7 +144,7 @@ test_that_calls.__test__ = False
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("f, args", [(f, a) for f, inputs in CASES for a in inputs],
                          ids=[f"{f.__name__}{a}" for f, inputs in CASES for a in inputs])
-def test_chains_match_python(backend, f, args):
+def test_chains_match_python(flat, backend, f, args):
     assert float(_staged(f, backend)(*args)) == pytest.approx(f(*args))
 
 
@@ -141,7 +162,7 @@ def raises_in_one_branch(x):
     return r
 
 
-def test_a_raise_in_one_branch_of_a_chain_is_raised_where_python_raises():
+def test_a_raise_in_one_branch_of_a_chain_is_raised_where_python_raises(flat):
     staged = autograph.function(raises_in_one_branch)
     for x in (-1.0, 0.5, 2.5, 7.0):
         assert staged(np.float64(x)) == raises_in_one_branch(x)
@@ -178,7 +199,7 @@ def undefined_in_one(x):
     (mismatched, BranchMismatchError, "'r' is a Python str ('three') in the true branch"),
     (undefined_in_one, UndefinedOutputError, "'r' is defined in the false branch but not in the true"),
 ])
-def test_an_error_in_a_chain_names_the_elif_that_gives_it(f, error, words):
+def test_an_error_in_a_chain_names_the_elif_that_gives_it(flat, f, error, words):
     line = f.__code__.co_firstlineno + 5  # the third test: `elif x < 2`
     with pytest.raises(error) as raised:
         autograph.function(f)(np.float64(0.5))
