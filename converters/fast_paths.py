@@ -964,7 +964,7 @@ _BLOCK_NODES = (gast.stmt, gast.excepthandler, gast.match_case)
 # A traced `if` followed by at least this many `elif`s that only read and
 # compute is staged at once (runtime.operators.pure_elif_stmt); a shorter
 # chain, one cond per `elif`, as Python nests them.
-MIN_FLAT_CHAIN = 8
+MIN_FLAT_CHAIN = 3
 
 
 def _with_tail_elifs(node, ag, chains=None):

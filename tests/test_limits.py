@@ -356,9 +356,8 @@ def check_memory_stays_flat():
 def test_32_threads_converting_and_calling_1000_functions_each():
     """Every thread converts and calls the same 1,000 fresh functions in its
     own order (so threads race on each conversion), then 10 of its own."""
-    elapsed, errors = scaling.thread_check(threads=32, shared=1000, private=10)
+    _, errors = scaling.thread_check(threads=32, shared=1000, private=10)
     assert not errors, "\n".join(errors[:5])
-    assert elapsed < 30
 
 
 def test_threads_get_one_conversion_per_function():

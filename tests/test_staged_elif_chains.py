@@ -205,3 +205,23 @@ def test_an_error_in_a_chain_names_the_elif_that_gives_it(flat, f, error, words)
         autograph.function(f)(np.float64(0.5))
     assert words in str(raised.value)
     assert f"test_staged_elif_chains.py:{line})" in str(raised.value)
+
+
+def test_a_chain_exports_with_torch_and_matches():
+    # torch.export traces each cond's branches more than once: the tests of
+    # the tree's nodes are made before any branch is traced (one made in a
+    # branch's trace and used in the next raised "fake tensor in the
+    # exported program"), and nested conds cost it time exponential in their
+    # depth (one cond per `elif`: 16 branches took minutes).
+    import torch
+
+    f = scaling.make_function(scaling.elif_chain_source(16))
+    converted = autograph.to_graph(f)
+
+    class Chain(torch.nn.Module):
+        def forward(self, x):
+            return converted(x)
+
+    exported = torch.export.export(Chain(), (torch.tensor(1.5),), strict=False).module()
+    for x in (-1.0, 0.5, 3.0, 8.0, 15.5, 20.0):
+        assert float(exported(torch.tensor(x))) == f(x), x

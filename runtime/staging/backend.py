@@ -273,9 +273,13 @@ class StagingBackend(Backend):
             else:
                 mid = (lo + hi) // 2
                 left, right = node(lo, mid, 0), node(mid, hi, 1)
+                # Made here, in the trace the chain is staged from, not in a
+                # branch's: a tracer may trace a branch more than once
+                # (torch.export), and a branch's values die with its trace.
+                pred = any_of(lo, mid)
 
                 def run():
-                    return self.cond(any_of(lo, mid), left, right, (), names)
+                    return self.cond(pred, left, right, (), names)
                 calls = left.__autograph_calls__ + right.__autograph_calls__
                 roots = left.__autograph_roots__ + right.__autograph_roots__
             return places.block(run, side, calls, roots)
