@@ -166,23 +166,21 @@ def _else(body, state):
 def elif_stmt(cond, if_body, else_body, state, names):
     """`if_stmt` of an `if` that ends an else branch and has that branch's
     outputs (an `elif`): `return elif_stmt(...)` means `return if_stmt(...)`.
-    Called by `_else`, it leaves the statement to that loop instead.
-    (The fast paths of converters/fast_paths.py write it in the functional
-    code they keep, where chains are longer than they inline.)"""
-    traced = calls._bytecode_traced
-    if (traced is None or not traced()) and sys._getframe(2).f_code is _ELSE:
-        return _Elif(cond, if_body, else_body, state, names)
-    return if_stmt(cond, if_body, else_body, state, names)
-
-
-def pure_elif_stmt(cond, if_body, else_body, state, names):
-    """`elif_stmt` of an `elif` that is all its else branch holds, whose test
-    has no side effect (converters/fast_paths.py says which): a chain of
-    them on a traced condition can be staged flat (`_staged_chain`)."""
+    Called by `_else` (or by `_collect`), it leaves the statement to that
+    loop instead. (The fast paths of converters/fast_paths.py write it in
+    the functional code they keep, where chains are longer than they inline.)"""
     traced = calls._bytecode_traced
     if (traced is None or not traced()) and sys._getframe(2).f_code in _COLLECTORS:
         return _Elif(cond, if_body, else_body, state, names)
     return if_stmt(cond, if_body, else_body, state, names)
+
+
+#: `elif_stmt` under the name that marks an `elif` that is all its else
+#: branch holds, whose test has no side effect (converters/fast_paths.py
+#: says which): the runtime finds the name in the branch's code, and a chain
+#: of them on a traced condition can be staged at once (`_staged_chain`).
+#: Only such a branch is called by `_collect`.
+pure_elif_stmt = elif_stmt
 
 
 def _staged_chain(backend, cond, if_body, else_body, state, names):

@@ -507,7 +507,7 @@ def _unseen_codes(code, memo):
         c = stack.pop()
         if c not in memo:
             order.append(c)
-            stack.extend(n for n in c.co_consts if isinstance(n, types.CodeType))
+            stack.extend(_nested(c))
     return reversed(order)
 
 
