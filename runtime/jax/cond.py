@@ -45,7 +45,7 @@ def _cond_here(pred, branches, eqns):
             spans[k] = (mark, len(eqns))
         recorded = [compat.live(eqns[a:b]) for a, b in spans]
         if selectable([r for r, t in zip(recorded, trivial) if not t], branches):
-            return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
+            return _select(pred, branches, *outs)
         closed = [compat.closed_jaxpr(r, o) for r, o in zip(recorded, outs)]
     except BaseException:
         compat.unrecord(eqns, start)  # a branch that raised (Retry: traced again), or settled
@@ -123,8 +123,14 @@ def _choose(pred, branches, *outs):
         return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(b) if type(b) is not list else (lambda b=b: b)
                                 for b in outs))
     outs = [b if type(b) is list else compat.inline(b.jaxpr, b.consts) for b in outs]
-    return [a if a is b else lax.select(pred, a, b) for a, b in zip(*outs)]
+    return _select(pred, branches, *outs)
 
+
+def _select(pred, branches, true_outs, false_outs):
+    """`lax.select` of the branches' outputs, but for an output that only
+    one branch gives a value (a `return` that ran there): that value."""
+    return [a if a is b else (a, b)[k] if k is not None else lax.select(pred, a, b)
+            for a, b, k in zip(true_outs, false_outs, branches.returned_in(), strict=True)]
 
 
 

@@ -48,6 +48,7 @@ class Branches:
         self.operands = tuple(operands)
         self.flats = [None, None]  # per branch, its outputs as a `Flat`
         self.plan = None           # per leaf, ("static", value) or ("carried", type)
+        self.returned = {}         # leaf -> the only branch (0, 1) in which a lowered `return` ran
         self.memo = {}             # what the backend keeps across attempts
 
     @property
@@ -129,7 +130,7 @@ class Branches:
                 raise errors.branch_structure(
                     name, t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i],
                     self.what, loc)
-        plan = []
+        plan, returned_in = [], {}
         for j in range(len(t_flat.leaves)):  # as many as f_flat's: the treedefs are equal
             a, b = t_flat.leaves[j], f_flat.leaves[j]
             name = self.names[t_flat.owner[j]]
@@ -144,6 +145,7 @@ class Branches:
                 if returned and backend.is_value(returned[0]):
                     # The branch that has not returned outputs zeros of its type.
                     plan.append(("carried", backend.typeof(returned[0])))
+                    returned_in[j] = 0 if type(b) is UndefinedReturnValue else 1
                     continue
                 if (type(a) is Undefined) != (type(b) is Undefined):
                     raise errors.one_branch(name, type(b) is Undefined, self.what, loc)
@@ -157,7 +159,7 @@ class Branches:
                 raise errors.branch_type(name, backend.describe(a), backend.describe(b), self.what, loc)
             plan.append(("carried", merged))
         changed = self.plan is None or [self._key(p) for p in plan] != [self._key(p) for p in self.plan]
-        self.plan = plan
+        self.plan, self.returned = plan, returned_in
         return changed
 
     def outputs(self, k):
@@ -192,6 +194,15 @@ class Branches:
         """(type, variable name) of each carried leaf."""
         owner = self.flats[0].owner
         return [(self.plan[j][1], self.names[owner[j]]) for j in self.carried_leaves()]
+
+    def returned_in(self):
+        """Per output (carried leaf, in order), the branch (0: true, 1:
+        false) in which a lowered `return` ran where it ran in one branch
+        only, else None. Code reads such an output only where the function
+        has returned (its return flag says so), so a backend that computes
+        both branches may output that branch's value whichever way the `if`
+        goes, with no select of the other's zeros."""
+        return [self.returned.get(j) for j in self.carried_leaves()]
 
     def carried_leaves(self):
         """The positions of the carried leaves, in the order of the outputs."""

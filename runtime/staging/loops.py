@@ -255,6 +255,28 @@ def bounded_while(backend, test, body, state, names, limit, what, loc):
                 ("<iteration count>",) + tuple(names), what, loc, limit, stops_early=True)
 
 
+def _entered(backend, extra_test, state):
+    """`state` as the body of a loop that stops where `extra_test(*state)`
+    is false sees it: the loop's test ran before the body, so each carried
+    flag whose being true makes that test false (`not_(do_return)`, the
+    flags of an `and_`) is false in the body, a Python False where it was
+    a traced one. Then a staged `if` in the body that sets the flag sets it
+    to its condition, with no select of the flag that came in.
+    (`extra_test` is generated code, reading only the `break` and `return`
+    flags: it may run more than once.)"""
+    if extra_test is None:
+        return state
+    entered = list(state)
+    for k, value in enumerate(state):
+        if type(value) in NUMBERS or not backend.is_value(value):
+            continue
+        trial = list(state)
+        trial[k] = True
+        if extra_test(*trial) is False:
+            entered[k] = False
+    return entered
+
+
 class Counted:
     """A `for` loop over a range or over the leading axis of arrays, as a
     loop over a counter from `start` by `step` while it has not passed
@@ -317,7 +339,7 @@ class Counted:
             return normalize(body(item(i), *s), count, "loop body")
 
         def loop_body(i, *s):
-            return (i + step,) + run(i, s)
+            return (i + step,) + run(i, _entered(backend, extra_test, s))
 
         def counted_body(i, *s):
             # Every iteration runs, doing nothing once `break` ran.

@@ -166,3 +166,61 @@ def test_scans_under_jit_vmap_and_grad(fn):
     assert_same(jax.grad(jax.jit(converted))(X), jax.grad(fn)(jnp.asarray(X)))
     with jax.checking_leaks():
         assert_same(jax.jit(converted)(X), fn(jnp.asarray(X)))
+
+
+# A loop that stops: the body runs only where the loop's test held
+
+def first_below(x, t):
+    for i, v in enumerate(x):
+        if v < t:
+            return i
+    return -1
+
+
+def clipped_sum(x, limit):
+    total = 0.0
+    for v in x:
+        if total + v > limit:
+            break
+        total += v
+    return total
+
+
+def _while_body(fn, *args):
+    # The loop, in the `custom_jvp` that wraps it where it carries floats.
+    eqns = jax.make_jaxpr(autograph.to_graph(fn))(*args).jaxpr.eqns
+    if eqns[-1].primitive.name == "custom_jvp_call":
+        eqns = eqns[-1].params["call_jaxpr"].jaxpr.eqns
+    loop, = [e for e in eqns if e.primitive.name == "while"]
+    body = loop.params["body_jaxpr"].jaxpr
+    read = {v for e in body.eqns for v in e.invars if isinstance(v, jax.extend.core.Var)}
+    return body, body.invars[loop.params["body_nconsts"]:], read | {v for v in body.outvars
+                                                                     if isinstance(v, jax.extend.core.Var)}
+
+
+def test_a_loop_that_returns_carries_the_flag_and_the_value_without_selects():
+    # As a hand-written `while_loop` that stops at the exit: the body never
+    # reads the return flag it is entered with (the loop's test ran: it is
+    # false) and gives the counter as the returned value (read only where
+    # the flag is set), not a select of it and the zeros it came in with.
+    x = jnp.linspace(1.0, 2.0, 50)
+    body, (counter, flag, returned), used = _while_body(first_below, x, 0.5)
+    assert flag not in used and returned not in used
+    assert body.outvars[2] is counter
+    assert [e.primitive.name for e in body.eqns].count("select_n") <= 1
+    f = jax.jit(autograph.to_graph(first_below))
+    for t in (0.5, 1.0, 1.5, 2.5):
+        assert int(f(x, t)) == first_below(np.asarray(x), t)
+
+
+def test_a_loop_that_breaks_does_not_read_the_break_flag_in_its_body():
+    x = jnp.linspace(0.0, 1.0, 50)
+    body, carried, used = _while_body(clipped_sum, x, 3.0)
+    flags = [v for v in carried if v.aval.dtype == jnp.bool_]
+    assert len(flags) == 1 and flags[0] not in used
+    f = jax.jit(autograph.to_graph(clipped_sum))
+    for limit in (-1.0, 3.0, 100.0):
+        assert_same(f(x, limit), clipped_sum(np.asarray(x), limit))
+        assert_same(jax.grad(autograph.to_graph(clipped_sum))(x, limit), jax.grad(clipped_sum)(x, limit))
+    assert_same(jax.vmap(f, (None, 0))(x, jnp.array([-1.0, 3.0, 100.0])),
+                jnp.array([clipped_sum(np.asarray(x), v) for v in (-1.0, 3.0, 100.0)]))
