@@ -56,21 +56,23 @@ def test_a_500_branch_elif_chain_on_a_traced_value_stages_and_matches(backend):
         assert float(staged(x)) == f(x), x
 
 
-def _sine_chain(length):
-    f = scaling.make_function(scaling.elif_chain_source(length).replace("r = x *", "r = jnp.sin(x) *"))
-    f.__globals__["jnp"] = jnp
+def _cond_chain(length):
+    """A chain whose branches compute too much to be selects (a sum over
+    65 elements): each is a branch of a cond."""
+    f = scaling.make_function(scaling.elif_chain_source(length).replace("r = x *", "r = jnp.sin(x + ROW).sum() *"))
+    f.__globals__.update(jnp=jnp, ROW=jnp.arange(65.0))
     return f
 
 
 def test_a_long_chain_nests_conds_logarithmically_under_jax():
     # 200 branches: a tree of depth 8 over the first 193, whose last leaf
     # is the rest of the chain, one cond per `elif`.
-    jaxpr = jax.make_jaxpr(autograph.to_graph(_sine_chain(200)))(1.0).jaxpr
+    jaxpr = jax.make_jaxpr(autograph.to_graph(_cond_chain(200)))(1.0).jaxpr
     assert _cond_depth(jaxpr) == 8 + fast_paths.MIN_FLAT_CHAIN - 1
 
 
 def test_a_short_chain_stages_one_cond_per_elif():
-    jaxpr = jax.make_jaxpr(autograph.to_graph(_sine_chain(fast_paths.MIN_FLAT_CHAIN)))(1.0).jaxpr
+    jaxpr = jax.make_jaxpr(autograph.to_graph(_cond_chain(fast_paths.MIN_FLAT_CHAIN)))(1.0).jaxpr
     assert _cond_depth(jaxpr) == fast_paths.MIN_FLAT_CHAIN
 
 

@@ -1,5 +1,7 @@
 """A staged `if`: `lax.select` of both branches' outputs where both are
-small and side-effect free (`selectable`), else `lax.cond`.
+small and side-effect free (`selectable`; a branch whose gradient could be
+NaN reads its inputs through a `stop_gradient` where it is not taken),
+else `lax.cond`.
 
 Where the current trace records a jaxpr, both branches are traced into it,
 one after the other, and their equations are moved into the cond's
@@ -44,7 +46,8 @@ def _cond_here(pred, branches, eqns):
             outs[k] = branches.callback(k)()
             spans[k] = (mark, len(eqns))
         recorded = [compat.live(eqns[a:b]) for a, b in spans]
-        if selectable([r for r, t in zip(recorded, trivial) if not t], branches):
+        rule = _rule([r for r, t in zip(recorded, trivial) if not t], branches)
+        if rule is _SELECT:
             return _select(pred, branches, *outs)
         closed = [compat.closed_jaxpr(r, o) for r, o in zip(recorded, outs)]
     except BaseException:
@@ -52,6 +55,8 @@ def _cond_here(pred, branches, eqns):
         raise
     compat.unrecord(eqns, start)
     del recorded, outs
+    if rule is _GUARDED:
+        return _select(pred, branches, *(_guarded(pred, k, c) for k, c in enumerate(closed)))
     return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(c) for c in closed))
 
 
@@ -78,21 +83,34 @@ SELECT_MAX_ELEMENTS = 64
 _STAGED = frozenset({"while", "scan", "cond", "custom_jvp_call", "custom_vjp_call"})
 
 
+_SELECT, _GUARDED = "select", "guarded select"
+
+
 def selectable(recorded, branches):
-    """The rule for `select`, on the equations that the branches recorded
-    (a list per branch that computes something): together they compute at
-    most SELECT_MAX_ELEMENTS array elements (the sizes of their equations'
-    results, nested equations included: 64 scalar operations, or one on an
-    array of 64 elements), have no effects (print, assert, callbacks) and no
-    loops or conds; and either every output of the `if` is an integer or
-    boolean, or every primitive is one of _SMOOTH (so that `jax.grad`
-    through the branch not taken adds zeros, never NaN)."""
+    """Whether the branches that recorded the equations `recorded` (a list
+    per branch that computes something) become a `select` (`_rule`)."""
+    return _rule(recorded, branches) is not None
+
+
+def _rule(recorded, branches):
+    """How an `if` whose branches recorded the equations `recorded` (a list
+    per branch that computes something) is staged: `_SELECT` or `_GUARDED`
+    where together they compute at most SELECT_MAX_ELEMENTS array elements
+    (the sizes of their equations' results, nested equations included: 64
+    scalar operations, or one on an array of 64 elements), have no effects
+    (print, assert, callbacks) and no loops or conds; else None (`lax.cond`).
+    A plain `_SELECT` where every output of the `if` is an integer or
+    boolean or every primitive is one of _SMOOTH (`jax.grad` through the
+    branch not taken adds zeros, never NaN); otherwise `_GUARDED`: each
+    branch reads its floating-point inputs through a `stop_gradient` where
+    it is not taken (`_guarded`), as `jax.vmap` of `lax.cond` does, so that
+    no gradient flows through it, NaN or not."""
     seen, count = set(), 0
     stack = list(recorded)
     while stack:
         for eqn in stack.pop():
             if eqn.effects:
-                return False
+                return None
             for v in eqn.outvars:
                 size = 1
                 for d in getattr(v.aval, "shape", ()):
@@ -100,17 +118,50 @@ def selectable(recorded, branches):
                 count += size
             name = eqn.primitive.name
             if name in _STAGED:
-                return False
+                return None
             seen.add(name)
             for param in eqn.params.values():
                 inner = getattr(param, "jaxpr", param)
                 if hasattr(inner, "eqns"):
                     stack.append(inner.eqns)
                 elif type(param) in (tuple, list) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
-                    return False  # branches of a cond
+                    return None  # branches of a cond
         if count > SELECT_MAX_ELEMENTS:
-            return False
-    return seen <= _SMOOTH or not builtins.any(_inexact(t[1]) for t, _ in branches.carried())
+            return None
+    if seen <= _SMOOTH or not builtins.any(_inexact(t[1]) for t, _ in branches.carried()):
+        return _SELECT
+    return _GUARDED
+
+
+def _primitives(eqns):
+    """The names of the primitives of `eqns`, nested jaxprs included."""
+    seen, stack = set(), [eqns]
+    while stack:
+        for eqn in stack.pop():
+            seen.add(eqn.primitive.name)
+            for param in eqn.params.values():
+                inner = getattr(param, "jaxpr", param)
+                if hasattr(inner, "eqns"):
+                    stack.append(inner.eqns)
+    return seen
+
+
+def _guarded(pred, k, closed):
+    """The outputs of branch `k` (0: true, 1: false), traced into the
+    closed jaxpr `closed`, its equations copied where the `if` is, each
+    floating-point value it reads from outside taken through a
+    `stop_gradient` where the branch is not taken: its value is the same,
+    and no derivative flows through the branch not taken. A branch of
+    _SMOOTH primitives only needs no guard."""
+    if _primitives(closed.jaxpr.eqns) <= _SMOOTH:  # adds zeros where not taken, as a plain select
+        return compat.inline(closed.jaxpr, closed.consts)
+    consts = []
+    for c in closed.consts:
+        if _inexact(jnp.result_type(c)):
+            held = lax.stop_gradient(c)
+            c = lax.select(pred, c, held) if k == 0 else lax.select(pred, held, c)
+        consts.append(c)
+    return compat.inline(closed.jaxpr, consts)
 
 
 def _choose(pred, branches, *outs):
@@ -119,10 +170,14 @@ def _choose(pred, branches, *outs):
     of both where `selectable` says that is safe (XLA:CPU runs a small
     select faster than a conditional), else `lax.cond`."""
     traced = [b for b in outs if type(b) is not list]
-    if not selectable([c.jaxpr.eqns for c in traced], branches):
+    rule = _rule([c.jaxpr.eqns for c in traced], branches)
+    if rule is None:
         return lax.cond(pred, *(jax.extend.core.jaxpr_as_fun(b) if type(b) is not list else (lambda b=b: b)
                                 for b in outs))
-    outs = [b if type(b) is list else compat.inline(b.jaxpr, b.consts) for b in outs]
+    if rule is _GUARDED:
+        outs = [b if type(b) is list else _guarded(pred, k, b) for k, b in enumerate(outs)]
+    else:
+        outs = [b if type(b) is list else compat.inline(b.jaxpr, b.consts) for b in outs]
     return _select(pred, branches, *outs)
 
 

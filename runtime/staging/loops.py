@@ -268,13 +268,18 @@ def _entered(backend, extra_test, state):
         return state
     entered = list(state)
     for k, value in enumerate(state):
-        if type(value) in NUMBERS or not backend.is_value(value):
+        if type(value) in NUMBERS or not backend.is_value(value) or not _flag_type(backend.typeof(value)):
             continue
         trial = list(state)
         trial[k] = True
         if extra_test(*trial) is False:
             entered[k] = False
     return entered
+
+
+def _flag_type(t):
+    """Whether a carried type (shape, dtype, weak) is a boolean scalar's."""
+    return t[0] == () and str(t[1]).endswith("bool")
 
 
 class Counted:
