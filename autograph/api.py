@@ -234,8 +234,12 @@ def _fell_back(function: Any, error: ConversionError, options: conversion.Option
 
 
 def to_code(entity: Callable[..., Any], recursive: bool = True) -> str:
-    """The generated source of `entity`'s conversion, as a string.
-    Raises ConversionError when it cannot be converted, saying why."""
+    """The generated source of `entity`'s conversion, as a string: control
+    flow as operator calls (`ag__.if_stmt`, `ag__.for_stmt`, ...), every
+    other statement as written. The code that runs also routes `x += v`,
+    `x[i] = v` and some `x[i]` through runtime hooks and inlines each
+    operator's Python meaning: `inlined_code` shows it. Raises
+    ConversionError when `entity` cannot be converted, saying why."""
     if not callable(entity) and not isinstance(entity, (staticmethod, classmethod)):
         raise TypeError(f"to_code expects a function or other callable, got {entity!r}")
     function, _ = _function_of(entity)

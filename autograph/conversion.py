@@ -31,6 +31,7 @@ import autograph.runtime.calls as runtime_calls
 import autograph.runtime.errors as runtime_errors
 from autograph import analysis, builders, logs, parsing
 from autograph.converters import (
+    as_written,
     asserts,
     break_statements,
     call_trees,
@@ -147,21 +148,27 @@ class _Artifact:
     """The result of converting one code object: the new code object, and
     the converted (gast) tree, unparsed into source when first asked for."""
 
-    __slots__ = ("code", "tree", "filename", "sites", "_source", "__weakref__")
+    __slots__ = ("code", "tree", "ag", "filename", "sites", "_source", "__weakref__")
 
-    def __init__(self, code, tree, filename, sites):
-        self.code, self.tree, self.filename, self.sites, self._source = code, tree, filename, sites, None
+    def __init__(self, code, tree, ag, filename, sites):
+        self.code, self.tree, self.ag, self.filename, self.sites, self._source = code, tree, ag, filename, sites, None
 
     @property
     def source(self):
+        """The generated source as `to_code` shows it (converters/as_written.py)."""
         if self._source is None:
-            self._source = deep(_unparse, self.tree, what="show the generated code") + "\n"
+            self._source = deep(_unparse_as_written, self.tree, self.ag, what="show the generated code") + "\n"
             self.tree = None
         return self._source
 
 
 def _unparse(tree):
     return ast.unparse(to_ast(tree))
+
+
+def _unparse_as_written(tree, ag):
+    # (In place: the code that runs was compiled from the tree before.)
+    return _unparse(as_written.transform(tree, ag))
 
 
 def _lazy_lines(reference):
@@ -400,9 +407,9 @@ def _artifact(f):
         artifact = cache.get(code)
         if artifact is not None:
             return artifact
-        node, new_code, filename, sites = deep(_convert, f, what=f"convert {f.__qualname__}")
+        node, new_code, ag, sites = deep(_convert, f, what=f"convert {f.__qualname__}")
         key = f"autograph-generated:{f.__qualname__}#{next(_counter)}"
-        artifact = _Artifact(new_code, node, key, sites)  # fast_paths shares but never changes `node`
+        artifact = _Artifact(new_code, node, ag, key, sites)  # fast_paths shares but never changes `node`
         linecache.cache[key] = (_lazy_lines(weakref.ref(artifact)),)
         weakref.finalize(artifact, linecache.cache.pop, key, None)
         cache[code] = artifact
@@ -413,9 +420,9 @@ def _artifact(f):
 
 
 def _convert(f):
-    """(converted tree, code object, file name, call sites) for `f`."""
+    """(converted tree, code object, the name of the runtime module, call sites) for `f`."""
     node, fast, ctx, sites = _trees(f)
-    return node, _compile(fast, f, ctx.filename, ctx.ag, sites), ctx.filename, sites
+    return node, _compile(fast, f, ctx.filename, ctx.ag, sites), ctx.ag, sites
 
 
 def _trees(f):

@@ -34,17 +34,13 @@ import copy
 
 import gast
 from autograph.converters import static_ranges
+from autograph.converters.item_updates import OPERATORS
 
 from autograph import builders
 
 __all__ = ["transform"]
 
-_OPERATORS = ("if_stmt", "while_stmt", "for_stmt")
-_AUGMENTED = {
-    "iadd": gast.Add, "isub": gast.Sub, "imul": gast.Mult, "imatmul": gast.MatMult, "itruediv": gast.Div,
-    "ifloordiv": gast.FloorDiv, "imod": gast.Mod, "ipow": gast.Pow, "ilshift": gast.LShift,
-    "irshift": gast.RShift, "iand": gast.BitAnd, "ixor": gast.BitXor, "ior": gast.BitOr,
-}
+_CONTROL_FLOW = ("if_stmt", "while_stmt", "for_stmt")
 
 
 # Each inlined statement (or conditional expression, `and`, `or`) also keeps
@@ -74,7 +70,7 @@ class _Inliner:
             return None, None
         func = value.func
         if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-                and func.value.id == self.ag and func.attr in _OPERATORS):
+                and func.value.id == self.ag and func.attr in _CONTROL_FLOW):
             return func.attr, value
         return None, None
 
@@ -136,13 +132,13 @@ class _Inliner:
         if not (isinstance(stmt, gast.Assign) and isinstance(value, gast.Call) and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], gast.Name) and isinstance(value.func, gast.Attribute)
                 and isinstance(value.func.value, gast.Name) and value.func.value.id == self.ag
-                and value.func.attr in _AUGMENTED and len(value.args) == 2 and not value.keywords
+                and value.func.attr in OPERATORS and len(value.args) == 2 and not value.keywords
                 and isinstance(value.args[0], gast.Name) and value.args[0].id == stmt.targets[0].id):
             return None
         name, update = stmt.targets[0].id, self.fast(value.args[1])
         python = gast.Compare(left=builders.attr(builders.name(name), "__class__"), ops=[gast.In()],
                               comparators=[self.fast.runtime_value("PYTHON_TYPES")])
-        inline = gast.AugAssign(target=builders.store(name), op=_AUGMENTED[value.func.attr](), value=update)
+        inline = gast.AugAssign(target=builders.store(name), op=OPERATORS[value.func.attr](), value=update)
         fallback = copy.copy(stmt)
         fallback.value = copy.copy(value)
         fallback.value.args = [value.args[0], update]
@@ -173,7 +169,7 @@ class _Inliner:
                 gast.Compare(left=builders.attr(builders.name(name), "__class__"), ops=[gast.In()],
                              comparators=[self.fast.runtime_value("ITEM_TYPES")])]
         target = gast.Subscript(value=builders.name(name), slice=builders.name(key), ctx=gast.Store())
-        augmented = next((op for op in _AUGMENTED if self._is_runtime_call(update, op)), None) \
+        augmented = next((op for op in OPERATORS if self._is_runtime_call(update, op)), None) \
             if len(getattr(update, "args", ())) == 2 else None
         if augmented is None:
             inline = [gast.Assign(targets=[target], value=self.fast(update), type_comment=None)]
@@ -184,7 +180,7 @@ class _Inliner:
             test.append(gast.Compare(
                 left=builders.attr(gast.NamedExpr(target=builders.store(item), value=read), "__class__"),
                 ops=[gast.In()], comparators=[self.fast.runtime_value("PYTHON_TYPES")]))
-            inline = [gast.AugAssign(target=builders.store(item), op=_AUGMENTED[augmented](),
+            inline = [gast.AugAssign(target=builders.store(item), op=OPERATORS[augmented](),
                                      value=self.fast(update.args[1])),
                       gast.Assign(targets=[copy.deepcopy(target)], value=builders.name(item), type_comment=None)]
             fallback_update = copy.copy(update)
@@ -625,7 +621,7 @@ class _FastExpressions:
     One temporary serves every expression: each use reads it right after it
     is assigned, before any other operand runs."""
 
-    _OPERATORS = ("if_exp", "and_", "or_", "not_", "compare", "getitem")
+    _EXPRESSION_OPERATORS = ("if_exp", "and_", "or_", "not_", "compare", "getitem")
 
     def __init__(self, ag, temporary, namer):
         self.ag, self.temporary, self.namer = ag, temporary, namer
@@ -811,7 +807,7 @@ class _FastExpressions:
             return None
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                 and isinstance(node.func.value, gast.Name) and node.func.value.id == self.ag
-                and node.func.attr in self._OPERATORS and _only_pure(node.keywords)):
+                and node.func.attr in self._EXPRESSION_OPERATORS and _only_pure(node.keywords)):
             if node.func.attr == "getitem":
                 index = node.args[1]
                 return "getitem" if isinstance(node.args[0], gast.Name) and (

@@ -35,14 +35,16 @@ from autograph.converters import base
 from autograph import builders
 from autograph.analysis import deferrable
 
-__all__ = ["transform"]
+__all__ = ["HOOKS", "OPERATORS", "transform"]
 
-_INPLACE = {
+#: The runtime hook of each augmented assignment's operator, and back.
+HOOKS = {
     gast.Add: "iadd", gast.Sub: "isub", gast.Mult: "imul", gast.MatMult: "imatmul",
     gast.Div: "itruediv", gast.FloorDiv: "ifloordiv", gast.Mod: "imod", gast.Pow: "ipow",
     gast.LShift: "ilshift", gast.RShift: "irshift", gast.BitAnd: "iand", gast.BitXor: "ixor",
     gast.BitOr: "ior",
 }
+OPERATORS = {hook: op for op, hook in HOOKS.items()}
 
 
 def _simple(node):
@@ -68,8 +70,10 @@ def _simple(node):
 def _index(node):
     """An index as an argument: `a:b:c` as `slice(a, b, c)`."""
     if isinstance(node, gast.Slice):
-        return builders.call(builders.name("slice"), *(part or builders.const(None)
+        call = builders.call(builders.name("slice"), *(part or builders.const(None)
                                                         for part in (node.lower, node.upper, node.step)))
+        call.written_as_slice = True  # to_code shows `a:b:c` (as_written.py)
+        return call
     if isinstance(node, gast.Tuple):
         return gast.Tuple(elts=[_index(e) for e in node.elts], ctx=gast.Load())
     return node
@@ -151,7 +155,7 @@ class _Transformer(base.Transformer):
         return node
 
     def visit_AugAssign(self, node):
-        target, hook = node.target, _INPLACE[type(node.op)]
+        target, hook = node.target, HOOKS[type(node.op)]
         if isinstance(target, gast.Name):
             updated = self.operator(hook, builders.name(target.id), node.value)
             return builders.located(builders.assign(builders.store(target.id), updated), node)

@@ -7,6 +7,7 @@ import copy
 import io
 
 import autograph
+from autograph import conversion
 from autograph.conversion import is_generated
 
 LOG = []
@@ -60,3 +61,11 @@ def assert_same_behaviour(fn, inputs):
 
 def lines_of(fn):
     return [line.strip() for line in autograph.to_code(fn).splitlines()]
+
+
+def hooked_lines_of(fn):
+    """The lines of `fn`'s converted tree with the runtime hooks of
+    item_updates and item_reads (`ag__.setitem`, `ag__.iadd`, `ag__.getitem`),
+    which `to_code` shows as the statements they stand for."""
+    tree = conversion._trees(fn)[0]
+    return [line.strip() for line in conversion._unparse(tree).splitlines()]

@@ -5,9 +5,11 @@ meaning (in-place mutation, identity, evaluation order) is Python's."""
 
 import ast
 import copy
+import inspect
 
 import pytest
-from harness import LOG, assert_same_behaviour, from_source, lines_of, log  # noqa: E402,F401
+from autograph.converters.item_updates import HOOKS
+from harness import LOG, assert_same_behaviour, from_source, hooked_lines_of, lines_of, log  # noqa: E402,F401
 
 import autograph
 
@@ -241,12 +243,26 @@ SHAPES = [
 
 @pytest.mark.parametrize("fn,line", SHAPES, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(SHAPES)])
 def test_generated_line(fn, line):
-    assert line in lines_of(fn)
+    assert line in hooked_lines_of(fn)
+
+
+@pytest.mark.parametrize("fn", sorted({fn for fn, _ in SHAPES}, key=lambda f: f.__name__))
+def test_to_code_shows_each_update_as_written(fn):
+    # The hooks are in the code that runs; to_code shows the statements.
+    written = lines_of(fn)
+    updates = [ast.unparse(node) for node in ast.walk(ast.parse(inspect.getsource(fn)))
+               if isinstance(node, ast.AugAssign) or isinstance(node, ast.Assign)
+               and isinstance(node.targets[0], (ast.Subscript, ast.Tuple))]
+    plain = [u for u in updates if not any(isinstance(n, (ast.Call, ast.IfExp)) for n in ast.walk(ast.parse(u)))]
+    assert plain and all(u in written for u in plain), (plain, written)
+    hooks = [f"ag__.{name}(" for name in ("setitem", "getitem", *HOOKS.values())]
+    assert not any(hook in line for line in written for hook in hooks)
 
 
 def test_loop_state_carries_the_updated_list():
     code = autograph.to_code(set_item_in_loop)
-    assert "x = ag__.setitem(x, i, i * 10)" in lines_of(set_item_in_loop)
+    assert "x = ag__.setitem(x, i, i * 10)" in hooked_lines_of(set_item_in_loop)
+    assert "x[i] = i * 10" in lines_of(set_item_in_loop)
     assert "ag__.for_stmt(ag__.call(range)(n), None, loop_body, (x,), ('x',))" in code
 
 

@@ -187,7 +187,7 @@ def test_walrus_in_if_test_stays_python_and_works():
 
 def test_logical_in_while_test_is_converted():
     code = autograph.to_code(logical_in_while)
-    assert "return ag__.and_(i < ag__.call(len)(xs), lambda: ag__.getitem(xs, i, 'xs') > 0)" in [
+    assert "return ag__.and_(i < ag__.call(len)(xs), lambda: xs[i] > 0)" in [
         line.strip() for line in code.splitlines()]
 
 
