@@ -574,7 +574,11 @@ class Timeout(Exception):
 
 
 @contextlib.contextmanager
-def _time_limit(seconds):
+def _time_limit(seconds, cpu=False):
+    """Raises Timeout in the block after `seconds` of wall-clock time, or with
+    `cpu` after `seconds` of the process's CPU time (which a loaded machine
+    does not stretch), and then after four times that of wall-clock time
+    too (a block that waits)."""
     if not seconds or not hasattr(signal, "setitimer"):
         yield
         return
@@ -584,15 +588,20 @@ def _time_limit(seconds):
         return
 
     def handler(signum, frame):
-        raise Timeout(f"timed out after {seconds}s")
+        raise Timeout(f"timed out after {seconds}s" + (" of CPU time" if signum == signal.SIGPROF else ""))
 
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds * 4 if cpu else seconds)]
+    if cpu:
+        timers.append((signal.SIGPROF, signal.ITIMER_PROF, seconds))
+    old = [signal.signal(signum, handler) for signum, _, _ in timers]
+    for _, timer, limit in timers:
+        signal.setitimer(timer, limit)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        for (signum, timer, _), previous in zip(timers, old, strict=True):
+            signal.setitimer(timer, 0)
+            signal.signal(signum, previous)
 
 
 def _snapshot(value):

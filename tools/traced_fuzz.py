@@ -104,11 +104,12 @@ def _short(value, limit=600):
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
 
-def _run(fn, args, timeout):
-    """Calls fn on copies of args; returns (result, exception, args after)."""
+def _run(fn, args, timeout, cpu=False):
+    """Calls fn on copies of args; returns (result, exception, args after).
+    With `cpu`, `timeout` is of CPU time (program_generator._time_limit)."""
     args = copy.deepcopy(tuple(args))
     try:
-        with _time_limit(timeout), np.errstate(all="ignore"), warnings.catch_warnings():
+        with _time_limit(timeout, cpu), np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = fn(*args)
     except Timeout as e:
@@ -168,8 +169,9 @@ def _torch_check(source, filename, inputs, timeout, budget=120.0):
     tensors, against `f` run eagerly on them, with `np` in the source bound to
     tools/torch_numpy.py; returns (torch's errors, silent differences: results,
     or the arguments changed otherwise). Compiling (the first call) and
-    exporting may take `budget` seconds each: a program that takes longer
-    counts as an error of torch's."""
+    exporting may take `budget` seconds of CPU time each (which a loaded
+    machine does not stretch): a program that takes longer counts as an
+    error of torch's."""
     import torch
 
     import autograph
@@ -197,7 +199,7 @@ def _torch_check(source, filename, inputs, timeout, budget=120.0):
     errors, diffs = [], []
     for label, make in (("torch.compile", compiled), ("torch.export", exported)):
         try:
-            with _time_limit(budget):
+            with _time_limit(budget, cpu=True):
                 run = make()
         except Exception as e:  # noqa: BLE001
             errors.append(f"{label}: {_exc_text(e)}")
@@ -208,7 +210,7 @@ def _torch_check(source, filename, inputs, timeout, budget=120.0):
             if exc is not None:
                 continue  # torch's semantics differ from numpy's here (the numpy run did not raise)
             # The first call compiles: dynamo's time, not the program's.
-            result, exc, after = _run(run, targs, timeout if k else max(timeout, budget))
+            result, exc, after = _run(run, targs, timeout) if k else _run(run, targs, max(timeout, budget), cpu=True)
             if exc is not None:
                 errors.append(f"{label} f{_short(args, 200)}: {_exc_text(exc)}")
                 break
