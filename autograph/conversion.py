@@ -358,19 +358,21 @@ def convert_tree(node, ctx):
 def _fill_empty_blocks(tree):
     """Lowering can empty a block (an `except` clause that only held a
     `continue`); Python needs a statement there."""
-    stack = [tree]
+    stack = [(tree, tree)]
     while stack:  # statements only: expressions hold no blocks
-        node = stack.pop()
+        node, where = stack.pop()  # `where`: the node or the nearest one above with a position (not a match_case)
+        if getattr(node, "lineno", None) is not None:
+            where = node
         body = getattr(node, "body", None)
         if isinstance(body, list) and not body and not isinstance(node, gast.Module):
-            node.body = [builders.located(gast.Pass(), node)]
+            node.body = [builders.located(gast.Pass(), where)]
         finalbody = getattr(node, "finalbody", None)
         if isinstance(node, gast.Try) and not node.handlers and not finalbody:
-            node.finalbody = [builders.located(gast.Pass(), node)]
+            node.finalbody = [builders.located(gast.Pass(), where)]
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
             block = getattr(node, field, None)
             if type(block) is list:
-                stack.extend(block)
+                stack.extend((child, where) for child in block)
 
 
 def _compile(node, f, filename, ag, sites=()):

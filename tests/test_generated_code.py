@@ -286,24 +286,43 @@ def test_shown_code_behaves_like_the_original(name, fn, calls, opts):
     assert not failures, "the code to_code shows differs from the original:\n" + "\n".join(failures) + "\n\n" + code
 
 
-@pytest.mark.slow
 def test_every_generated_node_has_a_position(monkeypatch):
     """Generated nodes get their statement's position when they are built:
     the code compiles on the first try, with no whole-tree repair pass (which
-    would cost a failed compile and a walk of the tree per conversion)."""
-    from autograph import conversion
-    from tools.program_generator import compile_program, generate
+    would cost a failed compile and a walk of the tree per conversion). The
+    random programs of test_random_programs.py are checked the same way."""
+    from test_random_programs import refuse_position_repairs
 
-    def repair(tree):
-        missing = next(node for node in ast.walk(tree) if "lineno" in node._attributes
-                       and getattr(node, "lineno", None) is None)
-        raise AssertionError(f"generated node without a position: {ast.dump(missing)[:200]}")
-    monkeypatch.setattr(conversion.ast, "fix_missing_locations", repair)
+    from autograph import conversion
+
+    monkeypatch.setattr(conversion, "ast", conversion.ast)
+    refuse_position_repairs()
     conversion.clear_cache()
     functions = [fn for _, fn, _, _ in CASES]
-    functions += [compile_program(generate(seed), f"<positions-{seed}>")["f"] for seed in range(200)]
     for fn in functions:
         try:
             autograph.to_graph(fn)
         except ConversionError:
             pass
+
+
+def test_a_case_that_lowering_empties_gets_a_positioned_pass(monkeypatch):
+    # A match_case has no position of its own: the `pass` that fills it
+    # takes the position of the statement around it.
+    from test_random_programs import refuse_position_repairs
+
+    from autograph import conversion
+
+    def skip_fours(xs):
+        total = 0
+        for x in xs:
+            match x:
+                case 4:
+                    continue
+                case _:
+                    total += x
+        return total
+    monkeypatch.setattr(conversion, "ast", conversion.ast)
+    refuse_position_repairs()
+    conversion.clear_cache()
+    assert autograph.to_graph(skip_fours)([1, 4, 5, 4]) == skip_fours([1, 4, 5, 4]) == 6
