@@ -66,6 +66,9 @@ class _Collector(gast.NodeVisitor):
         self.reads.update(dict.fromkeys(entry[0]))
         self.writes.update(dict.fromkeys(entry[1]))
 
+    def visit_Constant(self, node):
+        pass  # (NodeVisitor's own looks for the visit_Num/visit_Str methods of Python 3.7 first)
+
     def _read(self, name):
         self.reads.setdefault(name, None)
 

@@ -63,6 +63,11 @@ class Transformer(gast.NodeTransformer):
     def visit_Lambda(self, node):
         return self.generic_visit(node) if self.expressions else node
 
+    def visit_Constant(self, node):
+        # A constant holds no node. (NodeVisitor's own visit_Constant looks
+        # for the visit_Num/visit_Str methods of Python 3.7 first.)
+        return node
+
     def generic_visit(self, node):
         if self.expressions:
             return super().generic_visit(node)

@@ -81,6 +81,7 @@ class _Converter:
         self.order = _first_appearance(node)
         self.nonlocal_needed = set()
         self.depth = 0
+        self.returns = {}  # `_always_returns` of the `if`s met
         # Names given the marker at the top; a read of one of them that was
         # walked before the decision and left unchecked makes the pipeline
         # convert again, with the names known from the start (`Rerun`).
@@ -309,7 +310,7 @@ class _Converter:
         else:
             result.append(builders.expr_stmt(operator))
 
-        terminated = [_always_returns(stmt.body), _always_returns(stmt.orelse)]
+        terminated = [_always_returns(stmt.body, self.returns), _always_returns(stmt.orelse, self.returns)]
         assigned = [f.assigned for f, t in zip(branch_flows, terminated) if not t]
         flow.assigned = set.intersection(*assigned) if assigned else set(flow.assigned)
         flow.assigned.update(test_writes)
@@ -550,14 +551,23 @@ def _passes_through(function, outputs):
     return returned is not None and [getattr(n, "id", None) for n in returned] == list(outputs)
 
 
-def _always_returns(stmts):
+def _always_returns(stmts, known=None):
+    """True if the block `stmts` ends in a `return` or `raise` on every path
+    through its last `if`s. `known` (id -> (if node, result)) holds the
+    results for `if` nodes asked about before: an `elif` chain is asked
+    about at each of its levels, which without it costs its length squared."""
     if not stmts:
         return False
     last = stmts[-1]
     if isinstance(last, (gast.Return, gast.Raise)):
         return True
     if isinstance(last, gast.If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
+        if known is not None and id(last) in known:
+            return known[id(last)][1]
+        result = _always_returns(last.body, known) and _always_returns(last.orelse, known)
+        if known is not None:
+            known[id(last)] = (last, result)  # (the node kept: its id is not reused meanwhile)
+        return result
     return False
 
 
