@@ -125,10 +125,10 @@ class Branches:
         and dtypes)."""
         backend, loc = self.backend, self.loc
         t_flat, f_flat = self.flats
-        for i, name in enumerate(self.names):
+        for i in range(len(self.names)):
             if t_flat.treedefs[i] != f_flat.treedefs[i]:
                 raise errors.branch_structure(
-                    name, t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i],
+                    self.names[i], t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i],
                     self.what, loc)
         plan, returned_in = [], {}
         for j in range(len(t_flat.leaves)):  # as many as f_flat's: the treedefs are equal
@@ -166,9 +166,11 @@ class Branches:
         """The carried leaves of branch `k` as values of their merged types,
         made where the backend traces that branch."""
         out = []
-        for j, (kind, t) in enumerate(self.plan):
+        plan, leaves = self.plan, self.flats[k].leaves
+        for j in range(len(plan)):
+            kind, t = plan[j]
             if kind == "carried":
-                value = self.cast(self.flats[k].leaves[j], t)
+                value = self.cast(leaves[j], t)
                 if value is None:
                     raise self.cannot_cast(k, j, t)
                 out.append(value)
@@ -206,7 +208,8 @@ class Branches:
 
     def carried_leaves(self):
         """The positions of the carried leaves, in the order of the outputs."""
-        return [j for j, (kind, _) in enumerate(self.plan) if kind == "carried"]
+        plan = self.plan
+        return [j for j in range(len(plan)) if plan[j][0] == "carried"]
 
     # A helper that dynamo traces is a method: it guards each module function
     # that the code it traces reads, on every call of the compiled function,

@@ -80,13 +80,17 @@ class Flat:
     value; treedefs compare equal for the same structure."""
 
     def __init__(self, values, flatten, unflatten):
-        flat = [flatten(v) for v in values]
+        # One loop, no comprehensions: under dynamo each comprehension is a
+        # frame it traces. (No enumerate(): dynamo guards each builtin that
+        # the code it traces calls.)
         self.unflatten = unflatten
-        self.treedefs = [t for _, t in flat]
-        self.counts = [len(ls) for ls, _ in flat]
-        self.leaves = [leaf for ls, _ in flat for leaf in ls]
-        # leaf -> variable (no enumerate(): dynamo guards each builtin that the code it traces calls)
-        self.owner = [i for i in range(len(flat)) for _ in flat[i][0]]
+        self.treedefs, self.counts, self.leaves, self.owner = [], [], [], []  # owner: leaf -> variable
+        for value in values:
+            leaves, treedef = flatten(value)
+            self.owner.extend([len(self.treedefs)] * len(leaves))
+            self.treedefs.append(treedef)
+            self.counts.append(len(leaves))
+            self.leaves.extend(leaves)
 
     def rebuild(self, leaves):
         out, pos = [], 0

@@ -206,8 +206,10 @@ class DynamoStaging:
         """Positions of the tensors among `values` that a body gives back as
         they are: it returns them unchanged or modifies them in place (as
         `n += 1` does), which dynamo forbids. Such a body gets copies."""
-        return {i for i, v in enumerate(values) if isinstance(v, self.tensor_type())
-                and [leaf for leaf in leaves if leaf is v]}  # (no any(): dynamo guards each builtin)
+        tensor = self.tensor_type()
+        # (No any(): dynamo guards each builtin. No enumerate(): a frame it traces.)
+        return {i for i in range(len(values)) if isinstance(values[i], tensor)
+                and [leaf for leaf in leaves if leaf is values[i]]}
 
     def _guarded(self, values, mutated):
         """`values` with copies at the positions in `mutated`."""
@@ -215,7 +217,7 @@ class DynamoStaging:
 
         def bind(ctx):  # made here: dynamo guards a function read from a module or a class
             dynamo_trace.bind_symbols()
-        copies = [self.copy(v) if i in mutated else v for i, v in enumerate(values)]
+        copies = [self.copy(values[i]) if i in mutated else values[i] for i in range(len(values))]
         comptime(bind)
         return copies
 
@@ -265,12 +267,13 @@ class DynamoStaging:
             if outside:
                 raise torch_errors.outside_changed_in_place(statement.what, statement.loc)
             tensor = self.tensor_type()
-            based = {i for i, a in enumerate(args) if isinstance(a, tensor) and a._base is not None}
-            views = {j for j, v in enumerate(out) if isinstance(v, tensor) and (
-                v._base is not None or [i for i in based if copies[i] is v])}
+            based = {i for i in range(len(args)) if isinstance(args[i], tensor) and args[i]._base is not None}
+            views = {j for j in range(len(out)) if isinstance(out[j], tensor) and (
+                out[j]._base is not None or [i for i in based if copies[i] is out[j]])}
             held = {i: args[i] for i in held_args}
             passed = {}  # position: the tensor from outside that the output is
-            for j, v in enumerate(out):
+            for j in range(len(out)):
+                v = out[j]
                 if j in views or not isinstance(v, tensor):
                     continue
                 for i in held_args:
@@ -333,7 +336,8 @@ class DynamoStaging:
                 result = branches.fns[k](*operands)
                 leaves = self.flat(branches.normalize(result)).leaves
                 outs = []
-                for j, (kind, t) in enumerate(plan):
+                for j in range(len(plan)):
+                    kind, t = plan[j]
                     if kind == "carried":
                         leaf = leaves[j]
                         value = branches.cast(leaf, t)
