@@ -238,7 +238,8 @@ def to_code(entity: Callable[..., Any], recursive: bool = True) -> str:
     flow as operator calls (`ag__.if_stmt`, `ag__.for_stmt`, ...), every
     other statement as written. The code that runs also routes `x += v`,
     `x[i] = v` and some `x[i]` through runtime hooks and inlines each
-    operator's Python meaning: `inlined_code` shows it. Raises
+    operator's Python meaning (`python -m autograph to-code FILE:FN
+    --inlined` prints it). Raises
     ConversionError when `entity` cannot be converted, saying why."""
     if not callable(entity) and not isinstance(entity, (staticmethod, classmethod)):
         raise TypeError(f"to_code expects a function or other callable, got {entity!r}")
