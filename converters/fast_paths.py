@@ -377,9 +377,18 @@ class _Inliner:
         """Inside a fast loop: once `flag` is not a Python value, the operator
         takes over from the current state (with the body functions
         `definitions`, defined only then); a false flag ends the loop."""
+        # Inside `if flag is not True:`, the test of a Python value is
+        # `flag is False`, or of a type that dispatch need not be asked about
+        # on each iteration (`while n:` on an int: ag__.LOOP_TEST_TYPES).
+        python = gast.BoolOp(op=gast.Or(), values=[
+            gast.Compare(left=builders.name(flag), ops=[gast.Is()], comparators=[builders.const(False)]),
+            gast.Compare(left=builders.attr(flag, "__class__"), ops=[gast.In()], comparators=[gast.Subscript(
+                value=self.fast.runtime_value("LOOP_TEST_TYPES"), slice=builders.const(0), ctx=gast.Load())]),
+            builders.call(builders.attr(self.ag, "is_python"), builders.name(flag)),
+        ])
         return [gast.If(test=gast.Compare(left=builders.name(flag), ops=[gast.IsNot()],
                                           comparators=[builders.const(True)]), orelse=[], body=[
-            gast.If(test=builders.not_(self._is_python(flag)), body=[*definitions, stmt, gast.Break()], orelse=[]),
+            gast.If(test=builders.not_(python), body=[*definitions, stmt, gast.Break()], orelse=[]),
             gast.If(test=builders.not_(builders.name(flag)), body=[gast.Break()], orelse=[]),
         ])]
 

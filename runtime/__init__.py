@@ -6,7 +6,14 @@ This package knows nothing of parsing or conversion; a backend author reads
 only `backends.py` and `operators.py`.
 """
 
-from autograph.runtime.backends import Backend, backend_of, prepare_backends, register_backend, unregister_backend
+from autograph.runtime.backends import (
+    LOOP_TEST_TYPES,
+    Backend,
+    backend_of,
+    prepare_backends,
+    register_backend,
+    unregister_backend,
+)
 from autograph.runtime.calls import (
     APPENDED,
     BUILTIN_LEN,
@@ -68,7 +75,8 @@ __all__ = [
     "Backend", "backend_of", "prepare_backends", "register_backend", "unregister_backend",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
-    "APPENDED", "BUILTIN_LEN", "ITEM_KEYS", "ITEM_TYPES", "PLAIN_LIST", "PYTHON_TYPES", "SIZED_TYPES",
+    "APPENDED", "BUILTIN_LEN", "ITEM_KEYS", "ITEM_TYPES", "LOOP_TEST_TYPES", "PLAIN_LIST", "PYTHON_TYPES",
+    "SIZED_TYPES",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "elif_stmt",
     "pure_elif_stmt",
     "not_", "or_",

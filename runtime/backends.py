@@ -340,6 +340,13 @@ _FIXED = frozenset(_by_type)
 # outside it a Python number is Python (what dispatch asks most, for every
 # number in converted code).
 _NUMBER_TYPES = frozenset({bool, int, float})
+#: In its one element, the types of the values whose truth a converted
+#: loop's test takes as Python's without asking dispatch (converters/
+#: fast_paths.py), as no backend claims them; none once a tracer gives
+#: symbolic numbers Python's number types (`set_symbolic_numbers`: dynamo,
+#: which would guard on each type the test reads). A list, which the loop's
+#: code reads on each test: that changes its element.
+LOOP_TEST_TYPES: list[tuple[type, ...]] = [(int, float, str, type(None), tuple)]
 _symbolic_backend: Backend | None = None
 _is_symbolic: Callable[[Any], bool] | None = None
 _tracing: Callable[[], bool] | None = None
@@ -353,6 +360,7 @@ def set_symbolic_numbers(backend: Backend, is_symbolic: Callable[[Any], bool], t
     dynamo, sees that call as a constant)."""
     global _symbolic_backend, _is_symbolic, _tracing
     _symbolic_backend, _is_symbolic, _tracing = backend, is_symbolic, tracing
+    LOOP_TEST_TYPES[0] = ()  # (a type read there would be a guard of dynamo's on every call)
 
 
 def backend_of(value: Any) -> Backend | None:

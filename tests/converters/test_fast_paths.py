@@ -376,3 +376,44 @@ def test_calls_in_a_comprehensions_iterable_use_call_sites():
     code = conversion.inlined_source(comprehensions)
     assert "ag__.call(zip)" not in code and "ag__.call(sorted)" not in code
     assert autograph.to_graph(comprehensions)([3, 1], 1) == comprehensions([3, 1], 1)
+
+
+def euclid(a, b):
+    steps = 0
+    while b:
+        a, b = b, a % b
+        steps += 1
+    return a, steps
+
+
+@pytest.fixture
+def loop_test_types():
+    """backends.LOOP_TEST_TYPES, restored after the test."""
+    from autograph.runtime import backends
+    saved = backends.LOOP_TEST_TYPES[0]
+    yield backends.LOOP_TEST_TYPES
+    backends.LOOP_TEST_TYPES[0] = saved
+
+
+def test_a_loop_test_of_a_plain_number_does_not_ask_dispatch(monkeypatch, loop_test_types):
+    # `while b:` on an int: the test is Python's on each iteration, with no
+    # call of ag__.is_python (while no tracer gives symbolic numbers the type int).
+    converted = autograph.to_graph(euclid)
+    asked = []
+    monkeypatch.setattr(runtime, "is_python", lambda v: asked.append(v) or True)
+    loop_test_types[0] = (int, float, str, type(None), tuple)
+    assert converted(1071, 462) == euclid(1071, 462) == (21, 3)
+    assert asked == []
+    # Where a tracer may give symbolic numbers the type int (torch's dynamo), dispatch is asked.
+    loop_test_types[0] = ()
+    assert converted(1071, 462) == (21, 3)
+    assert asked == [462, 147, 21, 0]
+
+
+def test_a_tracer_of_symbolic_python_numbers_takes_numbers_out_of_the_loop_test_types(monkeypatch, loop_test_types):
+    from autograph.runtime import backends
+    for name in ("_symbolic_backend", "_is_symbolic", "_tracing"):
+        monkeypatch.setattr(backends, name, getattr(backends, name))
+    loop_test_types[0] = (int, float, str, type(None), tuple)
+    backends.set_symbolic_numbers(backends.registered()[0], lambda x: False, lambda: False)
+    assert loop_test_types[0] == ()  # each type read under dynamo would be a guard
