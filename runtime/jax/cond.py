@@ -106,44 +106,39 @@ def _rule(recorded, branches):
     it is not taken (`_guarded`), as `jax.vmap` of `lax.cond` does, so that
     no gradient flows through it, NaN or not."""
     seen, count = set(), 0
-    stack = list(recorded)
-    while stack:
-        for eqn in stack.pop():
-            if eqn.effects:
-                return None
-            for v in eqn.outvars:
-                size = 1
-                for d in getattr(v.aval, "shape", ()):
-                    size *= d if type(d) is int else SELECT_MAX_ELEMENTS + 1
-                count += size
-            name = eqn.primitive.name
-            if name in _STAGED:
-                return None
-            seen.add(name)
-            for param in eqn.params.values():
-                inner = getattr(param, "jaxpr", param)
-                if hasattr(inner, "eqns"):
-                    stack.append(inner.eqns)
-                elif type(param) in (tuple, list) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
-                    return None  # branches of a cond
+    for eqn in _nested(recorded):
+        if eqn.effects:
+            return None
+        for v in eqn.outvars:
+            size = 1
+            for d in getattr(v.aval, "shape", ()):
+                size *= d if type(d) is int else SELECT_MAX_ELEMENTS + 1
+            count += size
         if count > SELECT_MAX_ELEMENTS:
             return None
+        name = eqn.primitive.name
+        if name in _STAGED:
+            return None
+        seen.add(name)
+        for param in eqn.params.values():
+            if type(param) in (tuple, list) and param and hasattr(getattr(param[0], "jaxpr", None), "eqns"):
+                return None  # branches of a cond
     if seen <= _SMOOTH or not builtins.any(_inexact(t[1]) for t, _ in branches.carried()):
         return _SELECT
     return _GUARDED
 
 
-def _primitives(eqns):
-    """The names of the primitives of `eqns`, nested jaxprs included."""
-    seen, stack = set(), [eqns]
+def _nested(eqn_lists):
+    """Each equation of the lists `eqn_lists`, and of the jaxprs nested in
+    their parameters (a pjit's, a custom_jvp's; not a cond's branches)."""
+    stack = list(eqn_lists)
     while stack:
         for eqn in stack.pop():
-            seen.add(eqn.primitive.name)
+            yield eqn
             for param in eqn.params.values():
                 inner = getattr(param, "jaxpr", param)
                 if hasattr(inner, "eqns"):
                     stack.append(inner.eqns)
-    return seen
 
 
 def _guarded(pred, k, closed):
@@ -153,7 +148,8 @@ def _guarded(pred, k, closed):
     `stop_gradient` where the branch is not taken: its value is the same,
     and no derivative flows through the branch not taken. A branch of
     _SMOOTH primitives only needs no guard."""
-    if _primitives(closed.jaxpr.eqns) <= _SMOOTH:  # adds zeros where not taken, as a plain select
+    # (Then it adds zeros where it is not taken, as a plain select does.)
+    if {eqn.primitive.name for eqn in _nested([closed.jaxpr.eqns])} <= _SMOOTH:
         return compat.inline(closed.jaxpr, closed.consts)
     consts = []
     for c in closed.consts:
