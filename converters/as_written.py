@@ -5,7 +5,7 @@ item_updates.py and item_reads.py route those statements through runtime
 hooks, so that a backend can apply them its own way (a functional update of
 an immutable array, `+=` on a tensor that stands for a Python number). For
 Python values each hook means the statement itself, and the code that runs
-inlines that meaning (fast_paths.py; `autograph.inlined_code` shows it).
+inlines that meaning (fast_paths.py; `to-code --inlined` shows it).
 What the reader of `to_code` needs is the statement, so this pass, run on
 the tree after it was compiled, puts each one back:
 
@@ -20,6 +20,7 @@ the name (or attribute) that the statement assigns.
 """
 
 import gast
+from autograph.converters.base import is_runtime
 from autograph.converters.item_updates import OPERATORS
 
 __all__ = ["transform"]
@@ -44,30 +45,23 @@ def _slices(index):
     return index
 
 
-def _located(new, old):
-    return gast.copy_location(new, old)
-
-
 class _Writer(gast.NodeTransformer):
 
     def __init__(self, ag):
         self.ag = ag
 
-    def _hook(self, node, names=None):
+    def _hook(self, node, names):
         """The hook's name if `node` calls `ag__.<hook>`, one of `names`."""
-        if not isinstance(node, gast.Call) or node.keywords:
-            return None
-        func = node.func
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == self.ag \
-                and (names is None or func.attr in names):
-            return func.attr
+        if isinstance(node, gast.Call) and not node.keywords and is_runtime(node.func, self.ag) \
+                and node.func.attr in names:
+            return node.func.attr
         return None
 
     def visit_Call(self, node):
         self.generic_visit(node)
         if self._hook(node, ("getitem",)) and len(node.args) == 3:
             target, index, _ = node.args
-            return _located(gast.Subscript(value=target, slice=index, ctx=gast.Load()), node)
+            return gast.copy_location(gast.Subscript(value=target, slice=index, ctx=gast.Load()), node)
         return node
 
     def visit_Assign(self, node):
@@ -77,7 +71,7 @@ class _Writer(gast.NodeTransformer):
         target, value = node.targets[0], node.value
         hook = self._hook(value, OPERATORS)
         if hook and len(value.args) == 2 and _same(target, value.args[0]):
-            return _located(gast.AugAssign(target=target, op=OPERATORS[hook](), value=value.args[1]), node)
+            return gast.copy_location(gast.AugAssign(target=target, op=OPERATORS[hook](), value=value.args[1]), node)
         if self._hook(value, ("setitem",)) and len(value.args) == 3 and isinstance(target, gast.Name) \
                 and _same(target, value.args[0]):
             _, index, item = value.args
@@ -87,8 +81,9 @@ class _Writer(gast.NodeTransformer):
             if hook and len(item.args) == 2 and isinstance(item.args[0], gast.Subscript) \
                     and _same(item.args[0].value, target) \
                     and gast.dump(item.args[0].slice) == gast.dump(written.slice):
-                return _located(gast.AugAssign(target=written, op=OPERATORS[hook](), value=item.args[1]), node)
-            return _located(gast.Assign(targets=[written], value=item, type_comment=None), node)
+                augmented = gast.AugAssign(target=written, op=OPERATORS[hook](), value=item.args[1])
+                return gast.copy_location(augmented, node)
+            return gast.copy_location(gast.Assign(targets=[written], value=item, type_comment=None), node)
         return node
 
 
