@@ -16,6 +16,8 @@ dead function alive) and per function.
 """
 
 import ast
+import contextlib
+import gc
 import itertools
 import linecache
 import sys
@@ -409,7 +411,8 @@ def _artifact(f):
         artifact = cache.get(code)
         if artifact is not None:
             return artifact
-        node, new_code, ag, sites = deep(_convert, f, what=f"convert {f.__qualname__}")
+        with _no_collection():
+            node, new_code, ag, sites = deep(_convert, f, what=f"convert {f.__qualname__}", at_once=_long(f))
         key = f"autograph-generated:{f.__qualname__}#{next(_counter)}"
         artifact = _Artifact(new_code, node, ag, key, sites)  # fast_paths shares but never changes `node`
         linecache.cache[key] = (_lazy_lines(weakref.ref(artifact)),)
@@ -419,6 +422,23 @@ def _artifact(f):
         if logs.get_verbosity() >= 3:
             logs.log(3, "generated code of %s:\n%s", f.__qualname__, artifact.source)
         return artifact
+
+
+@contextlib.contextmanager
+def _no_collection():
+    """Conversion makes many tree nodes and keeps most until it ends; the
+    collector, run every few hundred of them, would walk every object the
+    process holds (half a million with torch loaded) again and again: a
+    conversion of 1,000 `elif`s took 1.2-1.5 s with it, 1.0 s without. The
+    garbage of a conversion waits for the next collection."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _convert(f):
@@ -453,6 +473,14 @@ def _trees(f):
     return node, fast, ctx, sites
 
 
+def _long(f):
+    """True if `f` spans more lines than a function whose conversion fits
+    the default recursion limit may (`deep` then converts it only once)."""
+    code = f.__code__
+    last = max((line for _, _, line in code.co_lines() if line is not None), default=0)
+    return last - code.co_firstlineno > LONG_FUNCTION_LINES
+
+
 # The converters, gast and ast.unparse walk trees recursively, a few Python
 # frames per level: an `elif` chain of 200 branches, a sum of 250 terms or
 # an `and` of 200 operands (whose conversion nests) exceeds the default
@@ -460,16 +488,21 @@ def _trees(f):
 # a conversion runs again in a thread of its own, with a large stack and a
 # recursion limit to match; past that limit the function is not converted.
 DEEP_RECURSION_LIMIT = 50_000
+# A function longer than this may nest that deep (an `elif` chain of 200
+# branches takes 400 lines), and converts in a thread of its own at once.
+LONG_FUNCTION_LINES = 300
 _DEEP_STACK_SIZE = 512 * 1024 * 1024
 
 
-def deep(fn, *args, what):
+def deep(fn, *args, what, at_once=False):
     """`fn(*args)`; if it exceeds the recursion limit, again with room for
-    deep recursion. `what` ('convert f') is for the error past that room."""
-    try:
-        return fn(*args)
-    except RecursionError:
-        pass
+    deep recursion (`at_once`: only with that room). `what` ('convert f')
+    is for the error past that room."""
+    if not at_once:
+        try:
+            return fn(*args)
+        except RecursionError:
+            pass
     outcome = []
 
     def run():

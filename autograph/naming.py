@@ -14,10 +14,12 @@ class Namer:
         self._user = frozenset(user_names)
         self._taken = set()
         self._fixed = {}
+        self._next = {}
 
-    def _candidates(self, base):
-        yield base
-        index = 1
+    def _candidates(self, base, index=0):
+        if not index:
+            yield base
+            index = 1
         while True:
             yield f"{base.rstrip('_')}_{index}"
             index += 1
@@ -33,8 +35,13 @@ class Namer:
     def new(self, base):
         """A name used by no user code and no other `new` or `fixed` name
         (for example a flag variable)."""
-        name = self.helper(base)
+        # Taken names stay taken: the search for the next one of `base`
+        # starts after the last (2,000 helpers of one base, not 2,000**2 tries).
+        start = self._next.get(base, 0)
+        name = next(c for c in self._candidates(base, start) if c not in self._user and c not in self._taken)
         self._taken.add(name)
+        if name != base:
+            self._next[base] = int(name.rsplit("_", 1)[1]) + 1
         return name
 
     def is_generated(self, identifier):

@@ -56,7 +56,43 @@ def _find_def(f, filename, lines):
     if start >= len(lines):
         raise ConversionError(f"cannot convert {_describe(f)}: the source of {filename!r} "
                               "changed since the function was defined")
-    block = inspect.getblock(lines[start:])
+    quick = _indented_block(lines, start)
+    try:
+        return _def_in(f, filename, lines, start, quick)
+    except ConversionError:
+        if quick is None:
+            raise
+    return _def_in(f, filename, lines, start, None)
+
+
+def _indented_block(lines, start):
+    """The lines from `start` (a `def` or its first decorator) up to the
+    next line, not blank or a comment, indented no deeper than it; None if
+    the definition's first line is not found. Most often that is the whole
+    definition; where it is not (a line of a multi-line string or bracket
+    at a lower indent) it does not parse, and inspect.getblock, which
+    tokenizes (50 ms for 2,000 lines), finds the block instead."""
+    first = lines[start]
+    indent = len(first) - len(first.lstrip())
+    index = start
+    while index < len(lines) and lines[index].lstrip().startswith("@"):
+        index += 1
+    if index == len(lines) or not lines[index].lstrip().startswith(("def ", "async ")):
+        return None
+    for end in range(index + 1, len(lines)):
+        line = lines[end]
+        stripped = line.lstrip()
+        if stripped and stripped[0] != "#" and len(line) - len(stripped) <= indent:
+            return lines[start:end]
+    return lines[start:]
+
+
+def _def_in(f, filename, lines, start, block):
+    """The definition of `f` in `block`, the lines from `start` (found by
+    inspect.getblock if None), checked against `f`'s code."""
+    code = f.__code__
+    if block is None:
+        block = inspect.getblock(lines[start:])
     # An indented definition is parsed under `if 1:` rather than dedented:
     # lines of a multi-line string may start at column 0, and columns stay
     # the file's own.
@@ -71,7 +107,7 @@ def _find_def(f, filename, lines):
         raise ConversionError(f"cannot convert {_describe(f)}: no definition found at {filename}:{start + 1}")
     node = from_ast(module.body[0].body[0] if indented else module.body[0], start - indented)
     if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == code.co_name \
-            and not _compiles_to(source, f, _imported_names(filename, lines)):
+            and not _compiles_to(source, f, _imported_names(filename, lines), module):
         raise ConversionError(
             f"cannot convert {_describe(f)}: the source at {filename}:{start + 1} no longer matches "
             "the function's code; the file changed since import (reload the module)")
@@ -156,10 +192,12 @@ def _imported_names(filename, lines):
     names = _imports_cache.get(key)
     if names is not None:
         return names
-    try:
-        stack = list(ast.parse("".join(lines)).body)
-    except (SyntaxError, ValueError):
-        stack = []
+    stack = []
+    if any(line.lstrip().startswith(("import", "from")) for line in lines):
+        try:
+            stack = list(ast.parse("".join(lines)).body)
+        except (SyntaxError, ValueError):
+            pass
     found = set()
     while stack:
         node = stack.pop()
@@ -190,13 +228,15 @@ def _located(node, like):
     return node
 
 
-def _compiles_to(source, f, imported=()):
+def _compiles_to(source, f, imported=(), parsed=None):
     """True if compiling `source` (the text found for `f`, as parsed, in a
     module that imports `imported`) gives `f`'s bytecode, variables, names
-    and constants: the text still is the source of the code that runs."""
+    and constants: the text still is the source of the code that runs.
+    `parsed`: `source` parsed, which may be used (and changed) once."""
     code = f.__code__
     mangle = private_name_mangler(code_qualname(f))
-    trees = [lambda: ast.parse(source)]
+    unused = [parsed] if parsed is not None else []
+    trees = [lambda: unused.pop() if unused else ast.parse(source)]
     # A function in a test module whose `assert`s pytest rewrote on import.
     rewrite = sys.modules.get("_pytest.assertion.rewrite")
     if rewrite is not None and _has_name(code, "@pytest_ar"):

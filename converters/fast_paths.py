@@ -36,7 +36,7 @@ import gast
 from autograph.converters import static_ranges
 from autograph.converters.item_updates import OPERATORS
 
-from autograph import builders
+from autograph import analysis, builders
 
 __all__ = ["transform"]
 
@@ -978,8 +978,8 @@ def _with_tail_elifs(node, ag, chains=None):
     instead: run on Python values, a chain of them is a loop in
     runtime.operators (`_else`), not one call deeper per `elif`. Copies
     what changes; statements only (the functional tree shares them).
-    `chains`: id of an else branch's function -> how many `elif`s that
-    could be staged at once start there."""
+    `chains`: id of each else branch's function that ends in an `elif` ->
+    how many `elif`s that could be staged at once start there (or 0)."""
     chains = {} if chains is None else chains
     changes = {}
     for field in node._fields:
@@ -988,18 +988,18 @@ def _with_tail_elifs(node, ag, chains=None):
             new = [_with_tail_elifs(item, ag, chains) for item in value]
             if any(a is not b for a, b in zip(new, value)):
                 changes[field] = new
-    length = 0
+    tail = None
     if isinstance(node, gast.FunctionDef) and node.name.startswith("else_body"):
         tail = _tail_elif(changes.get("body", node.body), ag, chains)
         if tail is not None:
-            changes["body"], length = tail
+            changes["body"] = tail[0]
     new = node
     if changes:
         new = copy.copy(node)
         for field, value in changes.items():
             setattr(new, field, value)
-    if length:
-        chains[id(new)] = length
+    if tail is not None:
+        chains[id(new)] = tail[1]
     return new
 
 
@@ -1070,6 +1070,145 @@ def _side_effect_free(test, ag):
     return True
 
 
+# Long chains: side by side, not nested -------------------------------------
+
+# Each link of an `elif` chain is an else-branch function defined inside the
+# one before, and CPython compiles nested functions in time quadratic in
+# their depth: a chain of 1,000 `elif`s took 0.32 s to compile. In the code
+# that runs, the body functions of up to this many links are defined side by
+# side in the first link of their segment, so the depth is the length / this.
+# (Those of a segment are made together when its first link runs: at most
+# twice this many closures that Python values may not need.)
+CHAIN_SEGMENT = 16
+
+
+def _link(function, ag):
+    """(body functions, final return) of `function` if it is a link of an
+    `elif` chain: its body functions, then `return ag__.elif_stmt(...)`."""
+    if not isinstance(function, gast.FunctionDef) or not function.body:
+        return None
+    last = function.body[-1]
+    call = getattr(last, "value", None)
+    func = getattr(call, "func", None)
+    if not (isinstance(last, gast.Return) and isinstance(call, gast.Call) and isinstance(func, gast.Attribute)
+            and func.attr in ("elif_stmt", "pure_elif_stmt") and isinstance(func.value, gast.Name)
+            and func.value.id == ag and len(call.args) == 5):
+        return None
+    kept = function.body[:-1]
+    branches = {getattr(a, "id", None) for a in call.args[1:3]}
+    if not all(isinstance(s, gast.FunctionDef) and s.name in branches for s in kept):
+        return None
+    return kept, last
+
+
+def _next_link(kept, last):
+    """The body function of `kept` that is the else branch of `last`'s call."""
+    name = getattr(last.value.args[2], "id", None)
+    return next((d for d in kept if d.name == name), None)
+
+
+class _Chains:
+    """Rebuilds a tree (copying what changes) with the links of each long
+    `elif` chain defined side by side, CHAIN_SEGMENT at a time."""
+
+    def __init__(self, ag, namer):
+        self.ag, self.namer = ag, namer
+        self.free = {}  # id of a function -> the names it reads or assigns from enclosing scopes
+
+    def rebuild(self, node):
+        changes = {}
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list and value and isinstance(value[0], _BLOCK_NODES):
+                new = [self.rebuild(self.segment(item) if _link(item, self.ag) else item) for item in value]
+                if any(a is not b for a, b in zip(new, value)):
+                    changes[field] = new
+        if not changes:
+            return node
+        new = copy.copy(node)
+        for field, value in changes.items():
+            setattr(new, field, value)
+        return new
+
+    @staticmethod
+    def _own(link, last):
+        """The locals of `link` other than its body functions: its parameters
+        and the targets of walrus operators in its `elif` test."""
+        args = link.args
+        own = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+        stack = [last.value.args[0]]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, gast.NamedExpr):
+                own.add(node.target.id)
+            stack.extend(builders.children(node))
+        return own
+
+    def _reads(self, link, kept, last):
+        """The names `link`'s `return` reads from enclosing scopes."""
+        return set(analysis.reads(last)) - self._own(link, last) - {d.name for d in kept}
+
+    def _free_names(self, function):
+        """Names `function` reads or assigns (nonlocal) from enclosing scopes;
+        for the links of a chain, computed once each, from its end."""
+        chain = []
+        link = function
+        while id(link) not in self.free:
+            parts = _link(link, self.ag)
+            if parts is None:
+                reads, writes = analysis.reads_and_writes(link)
+                self.free[id(link)] = (set(reads) | set(writes)) - {link.name}
+                break
+            chain.append((link, parts))
+            link = _next_link(*parts)
+            if link is None:
+                break
+        for link, (kept, last) in reversed(chain):
+            inner = set().union(*(self._free_names(d) for d in kept))
+            self.free[id(link)] = self._reads(link, kept, last) | (inner - self._own(link, last)
+                                                                   - {d.name for d in kept})
+        return self.free[id(function)]
+
+    def segment(self, head):
+        """`head`, a link, with the body functions of the next links of its
+        chain (up to CHAIN_SEGMENT) defined in its own body under fresh
+        names, each of those links left with its `return` alone. A link
+        whose functions read a name that a link between binds (a state
+        variable they do not take as a parameter) ends the segment."""
+        kept, last = _link(head, self.ag)
+        body, pending, bound = [], list(kept), set()
+        below = _next_link(kept, last)
+        for _ in range(CHAIN_SEGMENT):
+            parts = _link(below, self.ag) if below is not None else None
+            if parts is None:
+                break
+            below_kept, below_last = parts
+            own = self._own(below, below_last)
+            if (bound or own) and (self._reads(below, below_kept, below_last) & bound
+                                   or any(self._free_names(d) & (bound | own) for d in below_kept)):
+                break
+            body_name, else_name = (getattr(a, "id", None) for a in below_last.value.args[1:3])
+            names = {d.name: self.namer.new("elif_else" if d.name == else_name else "elif_body") for d in below_kept}
+            moved = []
+            for definition in below_kept:
+                renamed = copy.copy(definition)
+                renamed.name = names[definition.name]
+                moved.append(renamed)
+            call = copy.copy(below_last.value)
+            call.args = [builders.located(builders.name(names[a.id]), a) if isinstance(a, gast.Name) and a.id in names
+                         else a for a in call.args]
+            stub = copy.copy(below)
+            stub.body = [builders.located(gast.Return(value=call), below_last)]
+            body.extend(stub if d is below else d for d in pending)
+            pending, bound = moved, bound | own
+            below = _next_link(moved, stub.body[0])
+        if not body:
+            return head
+        new = copy.copy(head)
+        new.body = body + pending + [last]
+        return new
+
+
 def transform(node, ctx):
     """A new tree for `node` with fast paths inlined; `node` is unchanged.
     Returns it and the names its closure binds: {name: None for a call site
@@ -1078,4 +1217,8 @@ def transform(node, ctx):
     new = copy.copy(node)
     inliner = _Inliner(ctx)
     new.body = inliner.block(node.body)
-    return _with_tail_elifs(new, ctx.ag), inliner.fast.sites
+    chains = {}
+    new = _with_tail_elifs(new, ctx.ag, chains)
+    if len(chains) > CHAIN_SEGMENT:  # else no chain is long enough to be cut into segments
+        new = _Chains(ctx.ag, ctx.namer).rebuild(new)
+    return new, inliner.fast.sites

@@ -4,6 +4,7 @@ Fast versions of what benchmarks/scaling.py measures in full (that script
 also holds the program generators used here).
 """
 
+import ast
 import gc
 import os
 import sys
@@ -13,6 +14,7 @@ import tracemalloc
 import pytest
 
 import autograph
+from autograph import conversion, python_ast
 from benchmarks import scaling
 
 # Recursion ------------------------------------------------------------------
@@ -135,6 +137,42 @@ def test_a_thousand_branch_elif_chain_converts_and_matches():
     # Each `elif` runs in the loop of runtime.operators._else: no call deeper
     # per branch, so every branch is reached, as in Python.
     _convert_and_compare(scaling.elif_chain_source(1000), inputs=(-1, 0, 7, 500, 998, 999, 1000, 5000))
+
+
+def _function_depth(node, depth=0):
+    """How deeply function definitions nest in `node` (no recursion: the
+    trees here are deep)."""
+    deepest, stack = depth, [(node, depth)]
+    while stack:
+        node, depth = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            inner = depth + isinstance(child, ast.FunctionDef)
+            deepest = max(deepest, inner)
+            stack.append((child, inner))
+    return deepest
+
+
+def test_the_code_that_runs_defines_a_long_chains_links_side_by_side():
+    # Python compiles nested functions in time quadratic in their depth: the
+    # running code of a chain of 400 `elif`s defines their functions in
+    # segments of CHAIN_SEGMENT links, where to_code shows one inside the other.
+    from autograph.converters import fast_paths
+    f = scaling.make_function(scaling.elif_chain_source(400))
+    try:
+        shown, running = conversion.deep(_trees, f, what="convert")
+        assert _function_depth(shown) >= 400
+        assert _function_depth(running) <= 400 // fast_paths.CHAIN_SEGMENT + 4
+        g = autograph.to_graph(f)
+        assert [g(x) for x in (-1, 0, 15.5, 16.5, 17, 200, 398.5, 399, 400)] == \
+            [f(x) for x in (-1, 0, 15.5, 16.5, 17, 200, 398.5, 399, 400)]
+    finally:
+        scaling.forget(f)
+
+
+def _trees(f):
+    """The trees of `f` that to_code shows and that runs, as `ast` trees."""
+    shown, running, _, _ = conversion._trees(f)
+    return python_ast.to_ast(shown), python_ast.to_ast(running)
 
 
 def test_an_elif_chain_takes_no_frame_per_branch():

@@ -166,3 +166,24 @@ def test_function_whose_asserts_pytest_rewrote_is_converted(caplog):
     assert converted(3) == 2
     with pytest.raises(AssertionError, match="x must not be negative"):
         converted(-1)
+
+
+def test_conversion_leaves_the_collector_as_it_found_it():
+    # Conversion pauses the cyclic collector (conversion._no_collection).
+    from benchmarks import scaling
+    sources = [scaling.nested_ifs_source(3), scaling.elif_chain_source(200),
+               "def f(x):\n    return locals()\n"]  # converts / converts in a thread / refused
+    assert gc.isenabled()
+    for source in sources:
+        f = scaling.make_function(source)
+        try:
+            autograph.to_graph(f)
+            assert gc.isenabled()
+            gc.disable()
+            try:
+                autograph.to_graph(scaling.make_function(source))
+                assert not gc.isenabled()
+            finally:
+                gc.enable()
+        finally:
+            scaling.forget(f)

@@ -3,6 +3,8 @@ real PyPI libraries and running their test suites), each reduced to a small
 function and checked differentially: `autograph.to_graph(f)` must convert `f`
 and behave exactly like it."""
 
+import functools
+import inspect
 import traceback
 
 import pytest
@@ -215,6 +217,50 @@ def test_method_with_string_line_at_column_0():
 
 def test_nested_function_with_string_line_at_column_0():
     check(_outer(), [(0,), (3,)])
+
+
+def _with_a_string_line_at_column_0(n):
+    text = """a line
+at column 0"""
+    while n > 0:
+        n -= 1
+        text += "!"
+    return text
+
+
+def _decorated_with_a_bracket_at_the_defs_indent():
+    @functools.lru_cache(
+        maxsize=None
+    )
+    def g(n):
+        total = 0
+        for i in range(n):
+            total += [i,
+2][0]  # a bracket continued at column 0
+        return total
+    return g.__wrapped__
+
+
+def _plain_loop(n):
+    total = 0
+    for i in range(n):
+        if i % 2:
+            total += i
+    return total
+
+
+def test_a_definition_is_found_without_tokenizing_the_file(monkeypatch):
+    # The lines up to the next one indented no deeper than the `def` hold
+    # the definition; inspect.getblock (a tokenizer pass over the rest of
+    # the file) is asked only where they do not parse, as above.
+    calls = []
+    monkeypatch.setattr(inspect, "getblock", lambda lines, real=inspect.getblock: calls.append(1) or real(lines))
+    check(_plain_loop, [(3,), (6,)])
+    assert calls == []
+    check(_with_a_string_line_at_column_0, [(0,), (3,)])
+    assert calls == [1]
+    check(_decorated_with_a_bracket_at_the_defs_indent(), [(0,), (4,)])
+    assert calls == [1, 1]
 
 
 if __name__ == "__main__":

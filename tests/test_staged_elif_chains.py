@@ -56,6 +56,35 @@ def test_a_500_branch_elif_chain_on_a_traced_value_stages_and_matches(backend):
         assert float(staged(x)) == f(x), x
 
 
+def _chain_with_state(length, changes_at, walrus_at):
+    """A chain whose branches read a state variable `s`, one changes it, and
+    one test binds a walrus read by its branch: in the code that runs, its
+    links are defined side by side (fast_paths.CHAIN_SEGMENT), except where
+    a branch reads a name that a link binds (the walrus) and must stay in it."""
+    lines = ["def f(x, s):", "    r = 0.0"]
+    for i in range(length):
+        keyword = "if" if i == 0 else "elif"
+        if i == walrus_at:
+            lines += [f"    {keyword} (t := x * 2.0) < {2 * i}:", "        r = t + s"]
+        elif i == changes_at:
+            lines += [f"    {keyword} x < {i}:", "        s = s + 1.0", f"        r = s * {i}"]
+        else:
+            lines += [f"    {keyword} x < {i}:", f"        r = s * {i} + x"]
+    lines += ["    else:", "        r = -x", "    return r + s"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("backend", ["python"] + BACKENDS)
+def test_a_long_chain_with_state_and_a_walrus_matches_python(backend):
+    f = scaling.make_function(_chain_with_state(60, changes_at=45, walrus_at=20))
+    try:
+        run = autograph.to_graph(f) if backend == "python" else _staged(f, backend)
+        for x in [i - 0.5 for i in range(-1, 63)]:
+            assert float(run(x, 3.0)) == f(x, 3.0), x
+    finally:
+        scaling.forget(f)
+
+
 def _cond_chain(length):
     """A chain whose branches compute too much to be selects (a sum over
     65 elements): each is a branch of a cond."""
