@@ -398,6 +398,21 @@ def _group_key(report):
     return f"{report['kind']}/{report['stage']}/{head or 'difference'}"
 
 
+TORCH_MODES = ("torch.compile", "torch.export")
+
+
+def torch_modes_passed(report):
+    """The torch modes (TORCH_MODES) in which a program checked with
+    `use_torch` ran and agreed with eager torch: all for a program that
+    passed; for a report of kind "torch", those its errors do not name (a
+    silent difference, or a failure before torch ran, counts against both)."""
+    if report is None:
+        return set(TORCH_MODES)
+    if report["kind"] != "torch":
+        return set()
+    return {mode for mode in TORCH_MODES if not any(str(d).startswith(mode) for d in report["diffs"])}
+
+
 def _worker(args):
     seed, n_inputs, use_jax, exclude, use_torch = args
     return seed, check_seed(seed, n_inputs, use_jax=use_jax, exclude=exclude, use_torch=use_torch)
@@ -453,10 +468,14 @@ def main(argv=None):
     shown = 0
     out = open(opts.out, "w") if opts.out else None  # noqa: SIM115 - closed below
 
+    modes = dict.fromkeys(TORCH_MODES, 0)
+
     def handle(seed, report):
         nonlocal shown
         kind = "passed" if report is None else report["kind"]
         counts[kind] += 1
+        for mode in torch_modes_passed(report) if opts.torch else ():
+            modes[mode] += 1
         if report is None:
             return
         groups.setdefault(_group_key(report), []).append(seed)
@@ -480,6 +499,9 @@ def main(argv=None):
           + (f"{counts['torch']} raised under torch, {counts['torch-mismatch']} differed under it, "
              if opts.torch else "torch not run, ")
           + f"{elapsed:.1f}s")
+    if opts.torch:
+        print("TORCH: " + ", ".join(f"{mode} ran and agreed on {n} of {opts.count} ({100 * n / opts.count:.0f}%)"
+                                    for mode, n in modes.items()))
     return 1 if counts["mismatch"] or counts["crash"] or counts["torch-mismatch"] else 0
 
 
