@@ -27,7 +27,7 @@ import os
 
 import pytest
 
-from tools.traced_fuzz import check_seed, format_report
+from tools.traced_fuzz import TORCH_MODES, check_seed, format_report, torch_modes_passed
 
 N = int(os.environ.get("AUTOGRAPH_TRACED_FUZZ_N", "300"))
 N_JAX = int(os.environ.get("AUTOGRAPH_TRACED_FUZZ_JAX_N", "150"))
@@ -116,3 +116,12 @@ def test_a_random_program_that_torch_refuses_is_refused_loudly(seed):
     # changed otherwise than eager torch changes them.
     report = _check_with_torch(seed)
     assert report is None or report["kind"] == "torch", format_report(report)
+
+
+def test_the_torch_rates_count_each_mode_apart():
+    # What `python -m tools.traced_fuzz --torch` counts per mode.
+    refused = {"kind": "torch", "diffs": ["torch.compile f(array([1.])): UncapturedHigherOrderOpError: ..."]}
+    assert torch_modes_passed(None) == set(TORCH_MODES)
+    assert torch_modes_passed(refused) == {"torch.export"}
+    assert torch_modes_passed({**refused, "diffs": refused["diffs"] + ["torch.export f(...): Unsupported"]}) == set()
+    assert torch_modes_passed({"kind": "torch-mismatch", "diffs": ["torch.export f(...): 1.0 != 2.0"]}) == set()

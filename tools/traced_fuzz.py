@@ -395,6 +395,9 @@ def _group_key(report):
         for what in ("`if`", "`while`", "`for`", "structure"):
             if what in error:
                 return f"{head} ({what})"
+    if report["kind"] == "torch":
+        found = _TORCH_ERROR.match(str(report["diffs"][0])) if report["diffs"] else None
+        return f"torch/{' '.join(found.groups()[:2]) if found else 'error'}"  # the mode that raised, the error type
     return f"{report['kind']}/{report['stage']}/{head or 'difference'}"
 
 
@@ -411,6 +414,26 @@ def torch_modes_passed(report):
     if report["kind"] != "torch":
         return set()
     return {mode for mode in TORCH_MODES if not any(str(d).startswith(mode) for d in report["diffs"])}
+
+
+def _publish_torch_rates(opts, modes, groups):
+    """The rate of each torch mode and the groups of refusals, as a table in
+    docs/pytorch.md (benchmarks/tables.py writes it between its markers)."""
+    import torch
+
+    from benchmarks.tables import PAGE, markdown, publish
+
+    rows = [[mode, f"{n} of {opts.count}", f"{100 * n / opts.count:.0f}%"] for mode, n in modes.items()]
+    lines = [f"`python -m tools.traced_fuzz --torch --seed {opts.seed} --count {opts.count} --write-docs` "
+             f"(torch {torch.__version__.split('+')[0]}): programs that run and agree with eager torch.", "",
+             markdown(["mode", "ran and agreed", "rate"], rows, "lrr"), ""]
+    if groups:
+        lines.append("Programs that did not, by kind/stage/error (seeds):")
+        lines.append("")
+        lines += [f"- {key}: {len(seeds)} ({', '.join(map(str, sorted(seeds)[:6]))})"
+                  for key, seeds in sorted(groups.items(), key=lambda kv: -len(kv[1]))]
+    publish("torch-random-programs", "\n".join(lines), page=os.path.join(os.path.dirname(PAGE), "pytorch.md"),
+            also=())
 
 
 def _worker(args):
@@ -438,6 +461,8 @@ def main(argv=None):
                              "(from tools.numeric_generator.FEATURES), e.g. loop_in_python_loop")
     parser.add_argument("--minimize", action="store_true", help="with --replay: shrink the program")
     parser.add_argument("--out", help="also write full reports to this file")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="with --torch: write the rates and refusal groups into docs/pytorch.md")
     opts = parser.parse_args(argv)
     use_jax = _jax_available() if opts.jax is None else opts.jax
     exclude = tuple(x for x in opts.exclude.split(",") if x)
@@ -499,6 +524,8 @@ def main(argv=None):
           + (f"{counts['torch']} raised under torch, {counts['torch-mismatch']} differed under it, "
              if opts.torch else "torch not run, ")
           + f"{elapsed:.1f}s")
+    if opts.torch and opts.write_docs:
+        _publish_torch_rates(opts, modes, groups)
     if opts.torch:
         print("TORCH: " + ", ".join(f"{mode} ran and agreed on {n} of {opts.count} ({100 * n / opts.count:.0f}%)"
                                     for mode, n in modes.items()))
