@@ -134,11 +134,14 @@ def children(node):
     operators), which no walk of the converters looks at. Tree walks are a
     good part of conversion time."""
     found = []
+    append = found.append
     AST = gast.AST
     for field in node._fields:
         child = getattr(node, field, None)
         if type(child) is list:
-            found.extend(c for c in child if isinstance(c, AST))
+            for item in child:
+                if isinstance(item, AST):
+                    append(item)
         elif isinstance(child, AST) and child._fields:
-            found.append(child)
+            append(child)
     return found
