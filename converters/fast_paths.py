@@ -50,6 +50,17 @@ _CONTROL_FLOW = ("if_stmt", "while_stmt", "for_stmt")
 MAX_INLINED_DEPTH = 8
 
 
+def _with_fields(node, changes):
+    """`node`, or a copy of it with the fields of `changes` ({field: value})
+    replaced: the functional tree, which to_code shows, is never changed."""
+    if not changes:
+        return node
+    new = copy.copy(node)
+    for field, value in changes.items():
+        setattr(new, field, value)
+    return new
+
+
 class _Inliner:
     """Builds the inlined tree without changing the functional one (which
     to_code shows): new statements, shared expressions."""
@@ -249,12 +260,7 @@ class _Inliner:
             new_value = self.fast(value)
             if new_value is not value:
                 changed[field] = new_value
-        if not changed:
-            return stmt
-        new = copy.copy(stmt)
-        for field, value in changed.items():
-            setattr(new, field, value)
-        return new
+        return _with_fields(stmt, changed)
 
     def _descend(self, stmt):
         fields = [f for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
@@ -993,11 +999,7 @@ def _with_tail_elifs(node, ag, chains=None):
         tail = _tail_elif(changes.get("body", node.body), ag, chains)
         if tail is not None:
             changes["body"] = tail[0]
-    new = node
-    if changes:
-        new = copy.copy(node)
-        for field, value in changes.items():
-            setattr(new, field, value)
+    new = _with_fields(node, changes)
     if tail is not None:
         chains[id(new)] = tail[1]
     return new
@@ -1123,12 +1125,7 @@ class _Chains:
                 new = [self.rebuild(self.segment(item) if _link(item, self.ag) else item) for item in value]
                 if any(a is not b for a, b in zip(new, value)):
                     changes[field] = new
-        if not changes:
-            return node
-        new = copy.copy(node)
-        for field, value in changes.items():
-            setattr(new, field, value)
-        return new
+        return _with_fields(node, changes)
 
     @staticmethod
     def _own(link, last):
@@ -1187,7 +1184,7 @@ class _Chains:
             if (bound or own) and (self._reads(below, below_kept, below_last) & bound
                                    or any(self._free_names(d) & (bound | own) for d in below_kept)):
                 break
-            body_name, else_name = (getattr(a, "id", None) for a in below_last.value.args[1:3])
+            else_name = getattr(below_last.value.args[2], "id", None)
             names = {d.name: self.namer.new("elif_else" if d.name == else_name else "elif_body") for d in below_kept}
             moved = []
             for definition in below_kept:
