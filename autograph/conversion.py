@@ -17,6 +17,7 @@ dead function alive) and per function.
 
 import ast
 import contextlib
+import copy
 import gc
 import itertools
 import linecache
@@ -73,6 +74,9 @@ class Context:
         self.premarked = frozenset()
         self.original_locals = set()
         self.overridden_builtins = frozenset(runtime.OVERRIDDEN_BUILTINS)
+        # A loop has options (converters/directives.py), which bound it on
+        # Python values too: the function runs its converted code always.
+        self.loop_options = False
 
 
 class Options(typing.NamedTuple):
@@ -142,6 +146,8 @@ def namespace(options):
             else:
                 converter, found.call = None, runtime.call_builtins
             found.call_site, found.call_method = runtime_calls.site_functions(found.call, converter)
+            found.written_call_site, found.written_call_method = runtime_calls.written_site_functions(
+                found.call_site, found.call_method)
             _namespaces[options] = found
         return found
 
@@ -150,10 +156,11 @@ class _Artifact:
     """The result of converting one code object: the new code object, and
     the converted (gast) tree, unparsed into source when first asked for."""
 
-    __slots__ = ("code", "tree", "ag", "filename", "sites", "_source", "__weakref__")
+    __slots__ = ("code", "tree", "ag", "filename", "sites", "_source", "written", "__weakref__")
 
     def __init__(self, code, tree, ag, filename, sites):
         self.code, self.tree, self.ag, self.filename, self.sites, self._source = code, tree, ag, filename, sites, None
+        self.written = None  # (code, sites) of the statements as written, once built (`_written_code`)
 
     @property
     def source(self):
@@ -444,12 +451,69 @@ def _no_collection():
 def _convert(f):
     """(converted tree, code object, the name of the runtime module, call sites) for `f`."""
     node, fast, ctx, sites = _trees(f)
+    fast = _entry(fast, ctx, sites)
     return node, _compile(fast, f, ctx.filename, ctx.ag, sites), ctx.ag, sites
 
 
-def _trees(f):
+# What a converted function runs outside every trace (runtime
+# backends.tracing): its statements as written, in a function of their own,
+# built on the first such call. The name of its cell in `sites`:
+AS_WRITTEN = "<as written>"
+
+
+def _entry(node, ctx, sites):
+    """`node` with, first in its body (unless a loop has options):
+
+        if not tracing():
+            return as_written(a, b, *args, k=k, **kwargs)
+
+    which hands a call made outside every trace to the function's
+    statements as written, with its own arguments."""
+    if ctx.loop_options:
+        return node
+    tracing, written = ctx.namer.new("tracing"), ctx.namer.new("as_written")
+    sites[tracing], sites[written] = "tracing", AS_WRITTEN
+    args = node.args
+    positional = [builders.name(a.id) for a in args.posonlyargs + args.args]
+    if args.vararg is not None:
+        positional.append(gast.Starred(value=builders.name(args.vararg.id), ctx=gast.Load()))
+    keywords = [gast.keyword(arg=a.id, value=builders.name(a.id)) for a in args.kwonlyargs]
+    if args.kwarg is not None:
+        keywords.append(gast.keyword(arg=None, value=builders.name(args.kwarg.id)))
+    forward = gast.Call(func=builders.name(written), args=positional, keywords=keywords)
+    entry = gast.If(test=builders.not_(builders.call(builders.name(tracing))), body=[builders.ret(forward)],
+                    orelse=[])
+    new = copy.copy(node)
+    new.body = [builders.located(entry, node.body[0])] + node.body
+    return new
+
+
+def _as_written(node, ctx):
+    """The function's own statements as written, each call through the
+    call hook (which converts what a transform such as `jax.vmap` traces),
+    and its nested functions converted (one may be traced later)."""
+    for nested in _nested_functions(node):
+        _convert_tree(nested, ctx)
+    _rewrite_super(node)
+    ctx.scope = analysis.Scope(node)
+    ctx.overridden_builtins = frozenset()  # outside every trace no value is a backend's
+    return call_trees.transform(node, ctx)
+
+
+def _written_code(f, artifact):
+    """(code, sites) of `f`'s statements as written (`_as_written`)."""
+    if artifact.written is None:
+        with _lock, _no_collection():
+            if artifact.written is None:
+                _, fast, ctx, sites = deep(_trees, f, True, what=f"convert {f.__qualname__}", at_once=_long(f))
+                artifact.written = (_compile(fast, f, ctx.filename, ctx.ag, sites), sites)
+    return artifact.written
+
+
+def _trees(f, written=False):
     """(the converted tree `to_code` shows, the tree that runs after
-    fast_paths, the conversion context, call sites) for `f`."""
+    fast_paths, the conversion context, call sites) for `f`; with
+    `written`, of its statements as written (`_as_written`)."""
     premarked = frozenset()
     while True:
         node, filename = parsing.parse_function(f)
@@ -464,13 +528,20 @@ def _trees(f):
         ctx = Context(namer, ag, f.__globals__, filename, f.__qualname__)
         ctx.premarked = premarked
         try:
-            node = convert_tree(node, ctx)
+            node = _as_written(node, ctx) if written else convert_tree(node, ctx)
             break
         except control_flow.Rerun as rerun:
             premarked = premarked | rerun.names
     _fill_empty_blocks(node)
-    fast, sites = fast_paths.transform(node, ctx)
+    fast, sites = fast_paths.transform(node, ctx, written=written and not _has_with(node))
     return node, fast, ctx, sites
+
+
+def _has_with(node):
+    """True if `node`'s own statements hold a `with`, whose context may
+    start a trace (`autograph.Graph()`): calls inside it must ask
+    `tracing()` again."""
+    return any(isinstance(child, (gast.With, gast.AsyncWith)) for child in analysis.walk_scope(node))
 
 
 def _long(f):
@@ -535,10 +606,13 @@ def deep(fn, *args, what, at_once=False):
     raise value
 
 
-def inlined_source(f):
+def inlined_source(f, written=False):
     """The source of the code that runs for `f`: the generated code after
-    fast_paths inlined each operator's Python meaning (not cached)."""
-    _, fast, _, _ = deep(_trees, f, what=f"convert {f.__qualname__}")
+    fast_paths inlined each operator's Python meaning, with its entry
+    (`_entry`); with `written`, of its statements as written (not cached)."""
+    _, fast, ctx, sites = deep(_trees, f, written, what=f"convert {f.__qualname__}")
+    if not written:
+        fast = _entry(fast, ctx, sites)
     return deep(_unparse, fast, what="show the inlined code") + "\n"
 
 
@@ -551,20 +625,25 @@ def convert_function(f, options=DEFAULT):
     """The converted version of the plain function `f` (not cached per
     function; see `converted`)."""
     artifact = _artifact(f)
-    code = artifact.code
     ag_value = namespace(options)
-    cells = []
-    original = dict(zip(f.__code__.co_freevars, f.__closure__ or (), strict=True))
-    for name in code.co_freevars:
-        if name in original:
-            cells.append(original[name])
-        elif name in artifact.sites:  # a call site's, or a runtime value's (fast_paths.transform)
-            bound = artifact.sites[name]
-            cells.append(types.CellType(runtime_calls.Site() if bound is None else getattr(ag_value, bound)))
-        else:
-            cells.append(types.CellType(ag_value))
-    converted = types.FunctionType(code, f.__globals__, f.__name__, f.__defaults__, tuple(cells) or None)
-    converted.__kwdefaults__ = f.__kwdefaults__
+    written = types.CellType()
+    converted = _function(f, artifact.code, artifact.sites, ag_value, written)
+
+    def build():
+        """`f`'s statements as written, as a function; built once, on the
+        first call of `converted` outside every trace."""
+        function = written.cell_contents
+        if function is build_and_call:
+            code, sites = _written_code(f, artifact)
+            function = _function(f, code, sites, ag_value)
+            function.__qualname__ = f.__qualname__
+            written.cell_contents = function
+        return function
+
+    def build_and_call(*args, **kwargs):
+        return build()(*args, **kwargs)
+
+    written.cell_contents = build_and_call
     converted.__qualname__ = f.__qualname__
     converted.__module__ = f.__module__
     converted.__doc__ = f.__doc__
@@ -580,7 +659,32 @@ def convert_function(f, options=DEFAULT):
                 attributes[key] = ag_value.call(value)
     converted.__dict__.update(attributes)
     converted.__autograph_source__ = artifact.filename
+    setattr(converted, runtime_calls.AS_WRITTEN, build)
     return converted
+
+
+def _function(f, code, sites, ag_value, written=None):
+    """A function of `code` (compiled by `_compile` for `f`) with `f`'s
+    globals, defaults and closure cells, and cells for the names of
+    `sites` (fast_paths.transform; `written` for AS_WRITTEN)."""
+    cells, call_sites = [], []
+    original = dict(zip(f.__code__.co_freevars, f.__closure__ or (), strict=True))
+    for name in code.co_freevars:
+        if name in original:
+            cells.append(original[name])
+        elif name in sites:  # a call site's, or a runtime value's (fast_paths.transform)
+            bound = sites[name]
+            if bound is None:
+                call_sites.append(runtime_calls.new_site())
+                cells.append(types.CellType(call_sites[-1]))
+            else:
+                cells.append(written if bound is AS_WRITTEN else types.CellType(getattr(ag_value, bound)))
+        else:
+            cells.append(types.CellType(ag_value))
+    function = types.FunctionType(code, f.__globals__, f.__name__, f.__defaults__, tuple(cells) or None)
+    function.__kwdefaults__ = f.__kwdefaults__
+    runtime_calls.keep_sites(function, call_sites)
+    return function
 
 
 def cached(f, options=DEFAULT):

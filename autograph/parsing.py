@@ -13,6 +13,7 @@ import inspect
 import linecache
 import sys
 import types
+import weakref
 
 import gast
 
@@ -56,6 +57,9 @@ def _find_def(f, filename, lines):
     if start >= len(lines):
         raise ConversionError(f"cannot convert {_describe(f)}: the source of {filename!r} "
                               "changed since the function was defined")
+    found = _found.get(code)
+    if found is not None and found[0] is lines:  # the file's lines as linecache still holds them
+        return _def_in(f, filename, lines, start, found[1], checked=True)
     quick = _indented_block(lines, start)
     try:
         return _def_in(f, filename, lines, start, quick)
@@ -63,6 +67,13 @@ def _find_def(f, filename, lines):
         if quick is None:
             raise
     return _def_in(f, filename, lines, start, None)
+
+
+# The lines of each function's definition, found and checked against its
+# code, by code object, with the file's lines they were found in: a second
+# conversion of the function (its statements as written) parses them
+# without searching or checking again.
+_found = weakref.WeakKeyDictionary()
 
 
 def _indented_block(lines, start):
@@ -87,9 +98,9 @@ def _indented_block(lines, start):
     return lines[start:]
 
 
-def _def_in(f, filename, lines, start, block):
+def _def_in(f, filename, lines, start, block, checked=False):
     """The definition of `f` in `block`, the lines from `start` (found by
-    inspect.getblock if None), checked against `f`'s code."""
+    inspect.getblock if None), checked against `f`'s code unless `checked`."""
     code = f.__code__
     if block is None:
         block = inspect.getblock(lines[start:])
@@ -106,6 +117,8 @@ def _def_in(f, filename, lines, start, block):
     if not module.body:
         raise ConversionError(f"cannot convert {_describe(f)}: no definition found at {filename}:{start + 1}")
     node = from_ast(module.body[0].body[0] if indented else module.body[0], start - indented)
+    if checked:
+        return node
     if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == code.co_name \
             and not _compiles_to(source, f, _imported_names(filename, lines), module):
         raise ConversionError(
@@ -115,6 +128,7 @@ def _def_in(f, filename, lines, start, block):
         raise ConversionError(
             f"cannot convert {_describe(f)}: the source at {filename}:{start + 1} does not define "
             f"{code.co_name!r}; the file may have changed since import")
+    _found[code] = (lines, block)
     return node
 
 

@@ -17,8 +17,15 @@ run, so that a loaded or slow machine moves both sides of each ratio:
   `autograph.to_graph` (the conversion cache is cleared, or bypassed with a
   fresh copy of the function, before each one), and its multiple of the
   floor;
+* the as-written build: the time a converted function's first call outside
+  every trace adds, building its statements as written (median over
+  `--reps`);
 * eager overhead: time of `converted(*args)` over time of `original(*args)`,
-  each the best of several timeit runs, interleaved;
+  each the best of several timeit runs, interleaved: outside every trace
+  the converted function runs its statements as written;
+* the converted code's overhead: the same ratio with
+  `autograph.runtime.run_as_written(False)`, which runs the converted code
+  on the same Python values, as it runs inside a trace;
 * correctness: `converted(*args) == original(*args)`; any mismatch is
   reported, since a benchmark of wrong code is meaningless.
 
@@ -42,6 +49,7 @@ are flagged with `*`.
 
 import argparse
 import ast
+import contextlib
 import gc
 import inspect
 import logging
@@ -110,6 +118,25 @@ class Ours:
         t0 = time.perf_counter()
         self.autograph.to_graph(g)
         return time.perf_counter() - t0
+
+    def time_written_build(self, f):
+        """Time of building the function's statements as written, which a
+        converted function does on its first call outside every trace."""
+        self.autograph.clear_cache()
+        converted = self.autograph.to_graph(f)
+        t0 = time.perf_counter()
+        converted.__autograph_as_written__()
+        return time.perf_counter() - t0
+
+    @contextlib.contextmanager
+    def converted_code(self):
+        """A context in which converted functions run their converted code
+        on Python values, as they do inside a trace."""
+        previous = self.autograph.runtime.run_as_written(False)
+        try:
+            yield
+        finally:
+            self.autograph.runtime.run_as_written(previous)
 
 
 class Malt:
@@ -198,7 +225,7 @@ def parse_and_compile(f, reps):
 def measure(tool, f, args, reps, repeats, min_run_s, fallback_counter=None):
     """Returns a dict: conv_s, orig_s, call_s, ratio, error, flagged (malt fallbacks)."""
     out = {"conv_s": None, "orig_s": None, "call_s": None, "ratio": None,
-           "error": None, "flagged": False}
+           "build_s": None, "staged_ratio": None, "error": None, "flagged": False}
     try:
         converted = tool.convert(f)
     except Exception as e:  # noqa: BLE001 - a failure is a result here
@@ -220,11 +247,20 @@ def measure(tool, f, args, reps, repeats, min_run_s, fallback_counter=None):
     # the conversion timing below clears the caches.
     try:
         out["orig_s"], out["call_s"] = _per_call_times([f, converted], args, repeats, min_run_s)
+        if hasattr(tool, "converted_code"):
+            with tool.converted_code():
+                if not _same(converted(*args), expected):
+                    out["error"] = "MISMATCH: the converted code (run_as_written(False)) differs"
+                    return out
+                original, staged = _per_call_times([f, converted], args, repeats, min_run_s)
+            out["staged_ratio"] = staged / original
     except Exception as e:  # noqa: BLE001
         out["error"] = f"timing the converted call raised {type(e).__name__}: {_short(e)}"
         return out
     try:
         out["conv_s"] = _median_conversion(tool, f, reps)
+        if hasattr(tool, "time_written_build"):
+            out["build_s"] = statistics.median(tool.time_written_build(f) for _ in range(reps))
     except Exception as e:  # noqa: BLE001
         out["error"] = f"timing fresh conversions raised {type(e).__name__}: {_short(e)}"
         return out
@@ -271,6 +307,13 @@ def _row_cells(r, floor):
             _fmt(r["call_s"] * 1e6, ".1f"), _fmt(r["ratio"], ".2f", "×") + mark]
 
 
+def _extra_cells(r):
+    """(as-written build ms, converted code's ratio): ours only."""
+    if r["error"]:
+        return ["—", "FAIL"]
+    return [_fmt(r["build_s"] * 1e3, ".2f"), _fmt(r["staged_ratio"], ".2f", "×")]
+
+
 def _summary(label, results, targets=True):
     """The lines of one transpiler's summary: (floor, result) pairs; with
     `targets`, each figure against its target."""
@@ -291,13 +334,19 @@ def _summary(label, results, targets=True):
     lines.append(f"- eager overhead: geometric mean {geo:.2f}× ({against(geo, TARGET_EAGER_GEOMEAN)[2:]}), "
                  f"worst {worst:.2f}× ({against(worst, TARGET_EAGER_WORST)[2:]})"
                  if targets else f"- eager overhead: geometric mean {geo:.2f}×, worst {worst:.2f}×")
+    if ok[0][1]["build_s"] is not None:
+        staged = [r["staged_ratio"] for _, r in ok]
+        lines.append(f"- the statements as written, built on a converted function's first call outside a "
+                     f"trace: median {_median([r['build_s'] for _, r in ok]) * 1e3:.2f} ms more")
+        lines.append(f"- the converted code on the same Python values (what runs inside a trace; "
+                     f"`run_as_written(False)`): geometric mean {_geomean(staged):.2f}×, worst {max(staged):.2f}×")
     return lines
 
 
 def _report(rows, malt_tool, malt_note):
     """Prints the table and the summary; returns the failures."""
-    header = ["function", "lines", "parse+compile ms", "conversion ms", "× floor", "original µs",
-              "converted µs", "ratio"]
+    header = ["function", "lines", "parse+compile ms", "conversion ms", "× floor", "as written ms", "original µs",
+              "converted µs", "ratio", "converted code ratio"]
     if malt_tool is not None:
         header += ["malt conversion ms", "malt × floor", "malt µs", "malt ratio"]
     print("| " + " | ".join(header) + " |")
@@ -305,8 +354,9 @@ def _report(rows, malt_tool, malt_note):
     for name, lines, floor, r, m in rows:
         orig = r["orig_s"] if r["orig_s"] is not None else (m["orig_s"] if m else None)
         ours = _row_cells(r, floor)
-        cells = [name, str(lines), _fmt(floor * 1e3, ".3f"), ours[0], ours[1],
-                 _fmt(orig and orig * 1e6, ".1f"), ours[2], ours[3]]
+        extra = _extra_cells(r)
+        cells = [name, str(lines), _fmt(floor * 1e3, ".3f"), ours[0], ours[1], extra[0],
+                 _fmt(orig and orig * 1e6, ".1f"), ours[2], ours[3], extra[1]]
         if malt_tool is not None:
             cells += _row_cells(m, floor)
         print("| " + " | ".join(cells) + " |")

@@ -71,6 +71,7 @@ class _Transformer(base.Transformer):
         if directives:
             node.body = [s for s in node.body if not _is_directive(s)] or [gast.Pass()]
             node.loop_options = [kw for d in directives for kw in d.value.keywords]
+            self.ctx.loop_options = True
         return node
 
     visit_For = visit_While

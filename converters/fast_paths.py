@@ -263,6 +263,12 @@ class _Inliner:
         return _with_fields(stmt, changed)
 
     def _descend(self, stmt):
+        if isinstance(stmt, _LATER) and self.fast.hooks is not _HOOKS:
+            self.fast.hooks = _HOOKS
+            try:
+                return self._descend(stmt)
+            finally:
+                self.fast.hooks = _WRITTEN_HOOKS
         fields = [f for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
         handlers = getattr(stmt, "handlers", None)
         cases = getattr(stmt, "cases", None)
@@ -623,6 +629,15 @@ def _small(call):
     return True
 
 
+_HOOKS = ("call_site", "call_method")
+# The call sites of a function's statements as written (`transform`'s
+# `written`), which run outside every trace: a converted callee runs as
+# written too (runtime/calls.py). Not in what may run later, inside a trace:
+# a nested function, a lambda, a generator expression.
+_WRITTEN_HOOKS = ("written_call_site", "written_call_method")
+_LATER = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda, gast.GeneratorExp)
+
+
 class _FastExpressions:
     """Inlines the Python meaning of `ag__.if_exp`, `and_`, `or_` and `not_`
     into expressions, copy-on-write (shared subtrees are never changed):
@@ -641,12 +656,13 @@ class _FastExpressions:
     def __init__(self, ag, temporary, namer):
         self.ag, self.temporary, self.namer = ag, temporary, namer
         # The names the closure binds: a call site's (None: a fresh
-        # `runtime.calls.Site`) and a runtime value's (its attribute of ag__).
+        # `runtime.calls.new_site()`) and a runtime value's (its attribute of ag__).
         self.sites = {}
         self.bound = {}  # attribute of ag__ -> the name in self.sites that holds it
         self.python_names = frozenset()  # hold Python values here: the variables of Python `for` loops
         self.depth = 0  # operators inlined around the current expression
         self.in_iterable = 0  # inside a comprehension's iterable: no `:=`
+        self.hooks = _HOOKS  # what a call site calls on a new callee: (for a function, for a method)
 
     def __call__(self, node):
         return self.visit(node)
@@ -681,6 +697,12 @@ class _FastExpressions:
             new = copy.copy(node)
             new.ifs, new.iter = ifs, iterable
             return new
+        if isinstance(node, _LATER) and self.hooks is not _HOOKS:
+            self.hooks = _HOOKS
+            try:
+                return self.visit(node)
+            finally:
+                self.hooks = _WRITTEN_HOOKS
         original = node
         inlines = self._operator(node) is not None
         if inlines and self.depth >= MAX_INLINED_DEPTH:
@@ -790,14 +812,14 @@ class _FastExpressions:
         if isinstance(callee, gast.Name):
             resolved = gast.IfExp(
                 test=gast.Compare(left=callee, ops=[gast.Is()], comparators=[first]), body=second,
-                orelse=builders.call(builders.attr(self.ag, "call_site"), builders.name(site), callee))
+                orelse=builders.call(builders.attr(self.ag, self.hooks[0]), builders.name(site), callee))
             if callee.id == "len" and len(node.args) == 1 and not node.keywords and not self.in_iterable \
                     and not isinstance(node.args[0], gast.Starred):
                 return self._len(node, callee, builders.located(resolved, node))
         elif isinstance(callee, gast.Attribute) and isinstance(callee.value, gast.Name) and _small(node):
             receiver = callee.value
             fallback = copy.copy(node)
-            fallback.func = builders.located(builders.call(builders.attr(self.ag, "call_method"), builders.name(site),
+            fallback.func = builders.located(builders.call(builders.attr(self.ag, self.hooks[1]), builders.name(site),
                                                            receiver, callee), node)
             direct = copy.copy(node)
             direct.func = callee
@@ -809,7 +831,16 @@ class _FastExpressions:
             resolved = gast.IfExp(
                 test=gast.Compare(left=builders.attr(receiver, "__class__"), ops=[gast.Is()], comparators=[first]),
                 body=callee,
-                orelse=builders.call(builders.attr(self.ag, "call_method"), builders.name(site), receiver, callee))
+                orelse=builders.call(builders.attr(self.ag, self.hooks[1]), builders.name(site), receiver, callee))
+        elif self.hooks is _WRITTEN_HOOKS and not self.in_iterable:
+            # Outside every trace, a method of a C type (`s.lower().split`,
+            # `d[k].append`) is what the hook would give: called as it is.
+            del self.sites[site]
+            value = builders.name(self.temporary)
+            resolved = gast.IfExp(
+                test=gast.Compare(left=builders.attr(self._assign(callee), "__class__"), ops=[gast.Is()],
+                                  comparators=[self.runtime_value("BUILTIN_METHOD")]),
+                body=value, orelse=builders.call(builders.attr(self.ag, "call"), value))
         else:
             del self.sites[site]
             return node
@@ -1206,13 +1237,17 @@ class _Chains:
         return new
 
 
-def transform(node, ctx):
+def transform(node, ctx, written=False):
     """A new tree for `node` with fast paths inlined; `node` is unchanged.
     Returns it and the names its closure binds: {name: None for a call site
-    (bound to a fresh `runtime.calls.Site`), or the attribute of ag__ that
-    it holds}."""
+    (bound to a fresh `runtime.calls.new_site()`), or the attribute of ag__ that
+    it holds}. `written`: `node` holds the statements of a function as
+    written (conversion._as_written), whose call sites run them as written
+    in their callees too."""
     new = copy.copy(node)
     inliner = _Inliner(ctx)
+    if written:
+        inliner.fast.hooks = _WRITTEN_HOOKS
     new.body = inliner.block(node.body)
     chains = {}
     new = _with_tail_elifs(new, ctx.ag, chains)

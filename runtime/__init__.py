@@ -12,11 +12,14 @@ from autograph.runtime.backends import (
     backend_of,
     prepare_backends,
     register_backend,
+    run_as_written,
+    tracing,
     unregister_backend,
 )
 from autograph.runtime.calls import (
     APPENDED,
     BUILTIN_LEN,
+    BUILTIN_METHOD,
     OVERRIDDEN_BUILTINS,
     PLAIN_LIST,
     SIZED_TYPES,
@@ -25,6 +28,8 @@ from autograph.runtime.calls import (
     call_method,
     call_site,
     set_converter,
+    written_call_method,
+    written_call_site,
 )
 from autograph.runtime.errors import AutographError, user_location
 from autograph.runtime.operators import (
@@ -72,11 +77,12 @@ from autograph.runtime.undefined import (
 )
 
 __all__ = [
-    "Backend", "backend_of", "prepare_backends", "register_backend", "unregister_backend",
+    "Backend", "backend_of", "prepare_backends", "register_backend", "run_as_written", "tracing",
+    "unregister_backend", "written_call_method", "written_call_site",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "user_location",
-    "APPENDED", "BUILTIN_LEN", "ITEM_KEYS", "ITEM_TYPES", "LOOP_TEST_TYPES", "PLAIN_LIST", "PYTHON_TYPES",
-    "SIZED_TYPES",
+    "APPENDED", "BUILTIN_LEN", "BUILTIN_METHOD", "ITEM_KEYS", "ITEM_TYPES", "LOOP_TEST_TYPES", "PLAIN_LIST",
+    "PYTHON_TYPES", "SIZED_TYPES",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "elif_stmt",
     "pure_elif_stmt",
     "not_", "or_",

@@ -31,7 +31,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["FROM_FIRST", "Backend", "register_backend", "unregister_backend", "backend_of", "backend_of_any",
-           "function_arguments", "prepare_backends", "register_function_arguments", "unchanged"]
+           "function_arguments", "prepare_backends", "register_function_arguments", "run_as_written", "tracing",
+           "unchanged"]
 
 
 #: A branch, loop test or loop body: it takes the state's values, one argument each.
@@ -67,6 +68,14 @@ class Backend:
     def owns_type(self, cls: type) -> bool:
         """True if values of type `cls` are this backend's symbolic values."""
         return False
+
+    def tracing(self) -> bool:
+        """Whether this backend's symbolic values may reach converted code
+        now: its tracer runs, in this thread or another. When no registered
+        backend traces, a converted function runs its statements as written
+        (`tracing()`). The default, True, keeps a backend that cannot tell
+        on the converted code at every call."""
+        return True
 
     def cond(self, pred: Any, true_fn: Fn | None, false_fn: Fn | None, operands: Sequence[Any],
              names: Sequence[str]) -> Any:
@@ -275,6 +284,7 @@ def unregister_backend(backend: Backend) -> None:
 
 def _changed() -> None:
     _reset_cache()
+    _check_tracing()
     from autograph.runtime.calls import refresh
     refresh(_backends)
     prepare_backends()
@@ -284,6 +294,50 @@ def prepare_backends() -> None:
     """Calls each registered backend's `prepare`."""
     for backend in _backends:
         backend.prepare()
+
+
+# What `tracing()` asks, in order: each registered backend's `tracing`.
+_tracing_checks: tuple[Callable[[], bool], ...] = ()
+_as_written = True
+
+
+def tracing() -> bool:
+    """True while some registered backend may trace (`Backend.tracing`).
+
+    A converted function asks this once, at its entry. Outside every
+    trace it runs its statements as written: there Python's control flow
+    is what each operator would do, and only the calls still go through
+    the call hook, which converts what a transform traces (`jax.vmap(f)`).
+    While a backend traces it runs its converted code. Dynamo, which runs
+    converted code's bytecode itself, calls this outside its trace and
+    takes the answer as a constant (see runtime/torch/dynamo_hooks.py)."""
+    for check in _tracing_checks:
+        if check():
+            return True
+    return False
+
+
+tracing._dynamo_marked_constant = True  # type: ignore[attr-defined]
+
+
+def run_as_written(enabled: bool) -> bool:
+    """Whether converted functions called outside every trace run their
+    statements as written (True, the default) or their converted code,
+    which then runs each operator's Python path (False: what the tests of
+    that path use). Returns the previous setting."""
+    global _as_written
+    previous, _as_written = _as_written, bool(enabled)
+    _check_tracing()
+    return previous
+
+
+def _always() -> bool:
+    return True
+
+
+def _check_tracing() -> None:
+    global _tracing_checks
+    _tracing_checks = tuple(b.tracing for b in _backends) if _as_written else (_always,)
 
 
 def registered() -> tuple[Backend, ...]:

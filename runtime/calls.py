@@ -33,9 +33,10 @@ from autograph.runtime.staging.lists import Appended as APPENDED
 from autograph.runtime.staging.lists import TracedList
 
 __all__ = ["bytecode_traced", "call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh",
-           "remember",
-           "call_site", "call_method", "Site", "recall", "forget_all", "hook", "CACHE_KEY", "OVERRIDDEN_BUILTINS",
-           "APPENDED", "BUILTIN_LEN", "PLAIN_LIST", "SIZED_TYPES"]
+           "remember", "call_site", "call_method", "written_call_site", "written_call_method", "new_site",
+           "keep_sites", "is_site", "SITE", "AS_WRITTEN", "recall", "forget_all", "hook", "CACHE_KEY",
+           "OVERRIDDEN_BUILTINS",
+           "APPENDED", "BUILTIN_LEN", "BUILTIN_METHOD", "PLAIN_LIST", "SIZED_TYPES"]
 
 def _unconverted(f):
     return f
@@ -75,22 +76,30 @@ def recall(f, cache_key=CACHE_KEY):
 def forget_all():
     global _epoch
     _epoch += 1
-    for reference in list(_sites.values()):
-        site = reference()
-        if site is not None:
+    for sites in list(_sites.values()):
+        for site in sites:
             site[0] = _UNSET
 
 
-class Site(list):
-    """The memory of one call site of inlined code: [callee, what to call]
-    (see converters/fast_paths.py)."""
+def new_site():
+    """The memory of one call site of inlined code: [callee, what to call,
+    SITE] (see converters/fast_paths.py). A plain list: converted code reads
+    it on every call, and Python reads a list subclass's items three times
+    slower. `SITE` tells it from the user's lists (`is_site`)."""
+    return [_UNSET, None, SITE]
 
-    __slots__ = ("__weakref__",)
 
-    def __init__(self):
-        super().__init__((_UNSET, None))
-        key = id(self)
-        _sites[key] = weakref.ref(self, lambda _, key=key: _sites.pop(key, None))
+def is_site(value):
+    """True for a call site's memory (`new_site`), which is the runtime's,
+    not the user's state."""
+    return type(value) is list and len(value) == 3 and value[2] is SITE
+
+
+def keep_sites(function, sites):
+    """Records the call sites of `function`'s closure, which `forget_all`
+    resets, for as long as `function` lives."""
+    if sites:
+        _sites[function] = tuple(sites)
 
 
 class _Unset:
@@ -98,7 +107,8 @@ class _Unset:
 
 
 _UNSET = _Unset()
-_sites = {}  # id -> weak reference (lists compare by value, so no WeakSet)
+SITE = _Unset()
+_sites = weakref.WeakKeyDictionary()  # function -> its call sites
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: classes made by `class` statements
 
 
@@ -132,6 +142,40 @@ def site_functions(hook, converter):
         return target
 
     return call_site, call_method
+
+
+#: The attribute under which a converted function keeps `written()`: its
+#: statements as written, as a function (conversion.py builds it on first use).
+AS_WRITTEN = "__autograph_as_written__"
+
+
+def written_site_functions(call_site, call_method):
+    """`call_site` and `call_method` for the calls of a function's
+    statements as written (see `backends.tracing`), which run outside
+    every trace: where the hook gives a converted function, they give its
+    statements as written too, so that no call asks `tracing()` again."""
+
+    def written_call_site(site, f):
+        target = call_site(site, f)
+        if target is not f:
+            written = getattr(target, AS_WRITTEN, None)
+            if written is not None and type(target) is _FunctionType:
+                target = written()
+            elif target is _OVERRIDES.get(id(f)):
+                target = f  # a backend's override, for its values, which exist only in traces
+            if site[0] is f:
+                site[1] = target
+        return target
+
+    def written_call_method(site, receiver, bound):
+        target = call_method(site, receiver, bound)
+        if type(target) is _MethodType:
+            written = getattr(target.__func__, AS_WRITTEN, None)
+            if written is not None:
+                return _MethodType(written(), target.__self__)
+        return target
+
+    return written_call_site, written_call_method
 
 
 _REDUCERS = frozenset({"sum", "min", "max", "any", "all"})
@@ -237,6 +281,9 @@ def _len_of_accumulated(override):
 #: loop, staging/lists.py).
 SIZED_TYPES = (str, tuple, dict, set, frozenset, bytes, range)
 BUILTIN_LEN = builtins.len
+#: The type of a C function and of a method of a C type (`"a".upper`), which
+#: the call hook gives as it is outside every trace (converters/fast_paths.py).
+BUILTIN_METHOD = types.BuiltinMethodType
 PLAIN_LIST = list  # (converted code may bind the name `list`)
 
 OVERRIDDEN_BUILTINS = (
@@ -411,3 +458,4 @@ def _convert(f):
 
 call = hook(_convert)
 call_site, call_method = site_functions(call, _convert)
+written_call_site, written_call_method = written_site_functions(call_site, call_method)

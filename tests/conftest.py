@@ -1,6 +1,8 @@
 import os
 import sys
 
+import pytest
+
 # Make the repository root importable so tests can `import tools...` and
 # `import tests.cases...`. It is appended, not prepended, so that `autograph`
 # itself is the installed package, as a user gets it.
@@ -23,3 +25,13 @@ def _order(item):
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=_order)  # stable: otherwise in order
+
+
+@pytest.fixture
+def staged():
+    """Converted functions run their converted code outside traces too
+    (`run_as_written(False)`), so a test sees each operator's Python path."""
+    from autograph import runtime
+    previous = runtime.run_as_written(False)
+    yield
+    runtime.run_as_written(previous)

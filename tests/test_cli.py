@@ -184,7 +184,12 @@ def test_inlined_prints_the_code_that_runs(module_file):
     assert "if cond is True or cond is False or ag__.is_python(cond):" in shown
     assert "x = ag__.if_stmt(cond, if_body, else_body, (x,), ('x',))" in shown
     assert shown != _run("to-code", f"{module_file}:square_if_positive").stdout
-    # It is the code that runs: compiled with ag__ bound, it computes what the original does.
-    namespace = {"ag__": autograph.runtime}
+    # Its entry hands a call outside every trace to the statements as written.
+    assert "if not tracing():\n        return as_written(x)\n" in shown
+    # It is the code that runs: compiled with ag__ bound and inside a trace,
+    # it computes what the original does; outside, it calls `as_written`.
+    namespace = {"ag__": autograph.runtime, "tracing": lambda: True}
     exec(compile(shown, "<inlined>", "exec"), namespace)
     assert namespace["square_if_positive"](3.0) == 9.0 and namespace["square_if_positive"](-1.0) == 0.0
+    namespace.update(tracing=lambda: False, as_written=lambda x: ("as written", x))
+    assert namespace["square_if_positive"](3.0) == ("as written", 3.0)

@@ -1,5 +1,6 @@
 """Differential tests: every hand-written case in tests/cases, run as the
-original Python function and as `autograph.to_graph(f)`, must return, raise
+original Python function and as `autograph.to_graph(f)` (its statements as
+written, and its converted code: tools.program_generator.MODES), must return, raise
 (same type and message), print and log exactly the same."""
 
 import traceback
@@ -8,7 +9,7 @@ import pytest
 
 import autograph
 from tests.cases import LOG, load_all
-from tools.program_generator import compare, observe
+from tools.program_generator import MODES, compare, observe, running
 
 CASES = load_all()
 
@@ -33,10 +34,12 @@ def test_differential(name, fn, calls, opts):
     failures = []
     for args, kwargs in calls:
         expected = observe(fn, args, kwargs, log=LOG, run_async=opts["run_async"])
-        actual = observe(converted, args, kwargs, log=LOG, run_async=opts["run_async"])
-        diffs = compare(expected, actual)
-        if diffs:
-            failures.append(f"  call {name}(*{args!r}, **{kwargs!r}):\n    " + "\n    ".join(diffs))
+        for mode, as_written in MODES:
+            with running(as_written):
+                actual = observe(converted, args, kwargs, log=LOG, run_async=opts["run_async"])
+            diffs = compare(expected, actual)
+            if diffs:
+                failures.append(f"  call {name}(*{args!r}, **{kwargs!r}), {mode}:\n    " + "\n    ".join(diffs))
     if failures:
         pytest.fail(
             "converted function differs from the original:\n"

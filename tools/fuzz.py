@@ -26,12 +26,14 @@ if __package__ in (None, ""):
 
 from tools.program_generator import (  # noqa: E402
     FEATURES,
+    MODES,
     _time_limit,
     compare,
     compile_program,
     generate,
     inputs_for,
     observe,
+    running,
 )
 
 __all__ = ["check_source", "check_seed", "minimize", "main"]
@@ -84,12 +86,15 @@ def check_source(source, filename, inputs, timeout=5.0, with_code=True):
         expected = observe(fn, args, log=log, timeout=timeout)
         if expected["exc"] and expected["exc"][0] == "<Timeout>":
             return {"kind": "invalid"}
-        actual = observe(converted, args, log=log, timeout=timeout)
-        d = compare(expected, actual)
-        if d:
-            diffs.append((args, d))
-            if signature is None:
-                signature = _signature(expected, actual)
+        for mode, as_written in MODES:
+            with running(as_written):
+                actual = observe(converted, args, log=log, timeout=timeout)
+            d = compare(expected, actual)
+            if d:
+                diffs.append((args, [f"({mode})"] + d))
+                if signature is None:
+                    signature = _signature(expected, actual)
+                break
     if not diffs:
         return None
     return {

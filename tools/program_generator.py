@@ -615,6 +615,23 @@ def _describe_exc(exc):
     return (type(exc).__name__, str(exc))
 
 
+#: How a converted function runs outside traces: its statements as written
+#: (the default), or its converted code, whose operators then take their
+#: Python paths (the paths a trace takes for its Python values).
+MODES = (("as written", True), ("converted code", False))
+
+
+@contextlib.contextmanager
+def running(as_written):
+    """Converted functions run in the mode `as_written` (see MODES)."""
+    from autograph.runtime import run_as_written
+    previous = run_as_written(as_written)
+    try:
+        yield
+    finally:
+        run_as_written(previous)
+
+
 def observe(fn, args=(), kwargs=None, log=None, run_async=False, timeout=5.0):
     """Calls `fn(*args, **kwargs)` on deep copies of the arguments and returns
     a dict of everything observable: `ret`, `exc` (type name and message),

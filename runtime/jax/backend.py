@@ -42,8 +42,8 @@ def _load(backend):
     compat_module.check_version()
     _BUILTINS.update(jax_builtins.overrides(backend.describe))
     _TRANSFORMS.update(jax_builtins.transforms())
-    jax, jnp, compat, cond, loops, values = (jax_module, jnp_module, compat_module, cond_module, loops_module,
-                                             values_module)
+    jnp, compat, cond, loops, values = jnp_module, compat_module, cond_module, loops_module, values_module
+    jax = jax_module  # last: another thread that sees it set finds the rest bound
 
 
 def _print_callback(template, kwargs):
@@ -70,6 +70,13 @@ class JaxBackend(staging.StagingBackend):
             return False
         _load(self)
         return issubclass(cls, (jax.core.Tracer, loops.JaxRange, loops.JaxZip))
+
+    def tracing(self):
+        if jax is None:
+            if "jax" not in sys.modules:
+                return False
+            _load(self)
+        return not compat.top_level()
 
     def concrete(self, value):
         return values.concrete(value)

@@ -36,7 +36,7 @@ except ImportError:  # another jax: the public forms below
     pe = None
 
 __all__ = ["TESTED_VERSION", "check_version", "closed_jaxpr", "drop_dead_equations", "inline", "jaxpr_of", "live",
-           "recorded_equations", "unrecord", "scan", "while_loop"]
+           "recorded_equations", "top_level", "unrecord", "scan", "while_loop"]
 
 TESTED_VERSION = "0.10.2"
 
@@ -75,6 +75,18 @@ def tracing():
     except AttributeError:
         return False
     return type(trace) is not core.EvalTrace
+
+
+def top_level():
+    """True where jax traces nothing: no transformation's tracer can reach
+    converted code (`JaxBackend.tracing`). Without the private API: False,
+    so converted code keeps its staged paths."""
+    if pe is None:
+        return False
+    try:
+        return type(core.trace_ctx.trace) is core.EvalTrace
+    except AttributeError:
+        return False
 
 
 def drop_dead_equations():

@@ -44,6 +44,7 @@ import types
 import weakref
 
 import numpy as np
+from autograph.runtime import calls
 from autograph.runtime.backends import backend_of, unchanged
 from autograph.runtime.errors import TracingError, raised_at, user_location
 from autograph.runtime.staging import errors, lists
@@ -207,6 +208,8 @@ class Recorded:
                     continue
                 seen_cells.add(id(cell))
                 contents = _cell_get(cell)
+                if calls.is_site(contents):
+                    continue  # the runtime's memory of a call site, which the call may change
                 self.cells.append(_Entry((cell, name, contents)))
                 found.append((name, contents))
             names = _global_names(code)

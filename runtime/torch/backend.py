@@ -148,6 +148,13 @@ class TorchBackend(staging.StagingBackend):
             return True
         return False
 
+    def tracing(self):
+        if torch is None:
+            if "torch" not in sys.modules:
+                return False
+            _load()
+        return compat.tracing() or compat.modes()
+
     def prepare(self):
         if "torch" in sys.modules:
             _load()

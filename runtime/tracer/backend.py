@@ -41,6 +41,10 @@ class TracerBackend(StagingBackend):
     def owns_type(self, cls):
         return issubclass(cls, (SymbolicArray, SymbolicRange, SymbolicZip))
 
+    def tracing(self):
+        # Symbolic arrays exist only while some thread traces (context.py).
+        return bool(context.tracing_threads)
+
     def concrete(self, value):
         return None if type(value) is SymbolicArray else bool(value)
 

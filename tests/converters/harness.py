@@ -9,6 +9,7 @@ import io
 import autograph
 from autograph import conversion
 from autograph.conversion import is_generated
+from tools.program_generator import MODES, running
 
 LOG = []
 
@@ -55,7 +56,9 @@ def assert_same_behaviour(fn, inputs):
     shown = from_source(fn)
     for args in inputs:
         expected = observe(fn, args)
-        assert observe(converted, args) == expected, f"to_graph: {fn.__name__}{args!r}"
+        for mode, as_written in MODES:
+            with running(as_written):
+                assert observe(converted, args) == expected, f"to_graph ({mode}): {fn.__name__}{args!r}"
         assert observe(shown, args) == expected, f"to_code text: {fn.__name__}{args!r}"
 
 
