@@ -44,6 +44,23 @@ class TracingError(AutographError):
         recorders = _recorders.stack
         if recorders:
             recorders[-1].append(self)
+        _refuse(type(self), args)
+
+
+def _refuse_nothing(cls, args):
+    return None
+
+
+# Called with each TracingError's class and arguments as it is made: a
+# tracer that would hand the error on in its own words raises it here
+# itself (runtime/torch/dynamo_hooks.py: `refuse`).
+_refuse = _refuse_nothing
+
+
+def set_refusal(refuse):
+    """Installs `refuse(cls, args)`, called as each TracingError is made."""
+    global _refuse
+    _refuse = refuse
 
 
 class _Recorders(threading.local):

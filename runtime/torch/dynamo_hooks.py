@@ -9,6 +9,7 @@ own code kept from being compiled as frames of their own.
 import functools
 import os
 import sys
+import traceback
 import types
 
 from autograph.runtime import calls, errors
@@ -23,6 +24,7 @@ def install(torch):
     while dynamo traces."""
     calls.set_bytecode_tracer(torch.compiler.is_dynamo_compiling, _outside, _ready)
     errors.set_traced_location(traced_location)
+    errors.set_refusal(refuse)
 
 
 def _ready():
@@ -122,3 +124,45 @@ def _outside(convert, f):
     except AttributeError:
         pass
     return getattr(_held, _converted_outside(convert, f))
+
+
+def refuse(cls, args):
+    """Raises `cls(*args)`, a TracingError that code dynamo traces is
+    making, outside the trace, where dynamo would otherwise hand it on in
+    its own words ("Observed exception", with ours only in its debug
+    context): under `torch.compile(fullgraph=True)` and strict
+    `torch.export`. The error is then also one of dynamo's `UserError`s,
+    which dynamo re-raises as it is, its message first. Elsewhere (eager
+    code, non-strict export, and where dynamo may break the graph: the
+    default mode, where the statement then runs as Python on the tensors'
+    values) the error is raised where it is made."""
+    if not compat.tracing():
+        return
+    translator = compat.current_translator()
+    if translator.one_graph or translator.error_on_graph_break or translator.export:
+        raise _in_dynamos_hands(cls)(*args)
+
+
+refuse._dynamo_marked_constant = True
+
+
+@functools.cache
+def _in_dynamos_hands(cls):
+    """`cls`, one of the package's errors, as also one of dynamo's
+    `UserError`s (which dynamo re-raises unwrapped): `except cls` still
+    catches it."""
+    from torch._dynamo.exc import UserError, UserErrorType
+
+    def __init__(self, *args):  # (not cls.__init__, which would refuse again)
+        self.msg = self.message = str(args[0]) if args else ""
+        self.error_type = UserErrorType.DYNAMIC_CONTROL_FLOW
+        # The user's frames that dynamo traced, which it shows under the
+        # message ("from user code"), without the runtime's and dynamo's.
+        torch = compat.torch
+        skipped = (_RUNTIME_DIR, os.path.dirname(torch._dynamo.__file__) + os.sep)
+        self.real_stack = traceback.StackSummary.from_list(
+            [frame for frame in torch._guards.TracingContext.extract_stack() if not frame.filename.startswith(skipped)])
+        self.skip_frame = self.logged = False
+
+    return type(cls.__name__, (cls, UserError), {"__init__": __init__, "__str__": cls.__str__,
+                                                  "__module__": cls.__module__, "__qualname__": cls.__qualname__})

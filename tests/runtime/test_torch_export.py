@@ -190,7 +190,7 @@ def test_a_tensor_changed_in_place_in_a_body_is_written_back(f, argsets, strict)
                          ids=[v[0].__name__ for v in in_place.REFUSED + in_place.REFUSED_IN_ONE_GRAPH])
 @STRICT
 def test_a_change_in_place_that_cannot_be_written_back_is_refused(f, args, text, line, strict):
-    with pytest.raises(torch._dynamo.exc.Unsupported if strict else TracingError) as info:
+    with pytest.raises(TracingError) as info:
         torch.export.export(Converted(f), in_place.clones(args), strict=strict)
     message = str(info.value)
     assert text in message and [where for where in in_place.locations(f, line) if where in message], message
@@ -200,7 +200,7 @@ def test_a_change_in_place_that_cannot_be_written_back_is_refused(f, args, text,
                          ids=[v[0].__name__ for v in in_place.REFUSED_UNDER_DYNAMO])
 def test_a_change_in_place_of_a_tensor_read_from_outside(f, args, text, line):
     """Refused under strict export (dynamo); non-strict export gives Python's result."""
-    with pytest.raises(torch._dynamo.exc.Unsupported, match=text):
+    with pytest.raises(TracingError, match=text):
         torch.export.export(Converted(f), in_place.clones(args), strict=True)
     exported = torch.export.export(Converted(f), in_place.clones(args), strict=False)
     expected, actual = in_place.clones(args), in_place.clones(args)
@@ -233,7 +233,7 @@ class Keeps(torch.nn.Module):
 @STRICT
 def test_a_change_of_a_tensor_that_an_attribute_holds_is_refused(strict):
     """An object's attribute holds the tensor that passes through the `if`."""
-    error = torch._dynamo.exc.Unsupported if strict else TracingError
+    error = TracingError
     with pytest.raises(error, match="that is `y` after an `if` whose condition is traced by torch"):
         torch.export.export(Keeps(), (t(1.0, 2.0), t(-1.0)), strict=strict)
 
@@ -247,6 +247,6 @@ def adds_to_a_view_in_a_branch(x, y):
 
 @STRICT
 def test_a_view_changed_in_place_in_a_body_is_refused(strict):
-    error = torch._dynamo.exc.Unsupported if strict else TracingError
+    error = TracingError
     with pytest.raises(error, match="`a` is a view of another tensor"):
         torch.export.export(Converted(adds_to_a_view_in_a_branch), (t(1.0, 2.0), t(1.0)), strict=strict)
