@@ -26,8 +26,7 @@ _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 def to_ast(node):
     """The `ast` tree equal to gast tree `node`."""
-    convert = _CONVERTERS.get(type(node)) or _converter(type(node))
-    return convert(node)
+    return _CONVERTERS[type(node)](node)
 
 
 def _converter(cls):
@@ -36,35 +35,62 @@ def _converter(cls):
     keep = frozenset(target._fields + target._attributes)
     special = _SPECIAL.get(cls.__name__)
     if special is not None:
-        convert = special
-    elif not keep:  # a context or an operator: one instance, as ast.parse shares them
+        return special
+    if not keep:  # a context or an operator: one instance, as ast.parse shares them
         shared = target()
 
         def convert(node):
             return shared
-    else:
-        def convert(node):
-            new = target()
-            # Fields and positions are plain instance attributes of both kinds of node.
-            attributes = new.__dict__
-            for key, value in node.__dict__.items():
-                if key in keep:
-                    kind = type(value)
-                    if kind is list:
-                        value = [item if item is None or type(item) is str else
-                                 (_CONVERTERS.get(type(item)) or _converter(type(item)))(item) for item in value]
-                    elif kind in _CONVERTERS:
-                        value = _CONVERTERS[kind](value)
-                    elif isinstance(value, _GAST):
-                        value = _converter(kind)(value)
-                    attributes[key] = value
-            return new
-    _CONVERTERS[cls] = convert
+        return convert
+    items = _ITEMS
+    nodes = _CONVERTERS
+    fields = target._fields
+    # gast's fields that `ast` lacks (a Name's annotation and type comment).
+    extra = tuple(f for f in cls._fields + cls._attributes if f not in keep)
+
+    def convert(node):
+        new = target()
+        # Fields and positions are plain instance attributes of both kinds
+        # of node: all are copied, then the nodes among them converted.
+        attributes = new.__dict__
+        attributes.update(node.__dict__)
+        for key in extra:
+            attributes.pop(key, None)
+        for key in fields:
+            value = attributes.get(key)
+            kind = type(value)
+            if kind is list:
+                attributes[key] = [items[type(item)](item) for item in value]
+            else:
+                found = nodes[kind]
+                if found is not None:
+                    attributes[key] = found(value)
+        return new
     return convert
 
 
-_CONVERTERS = {}
+def _same(value):
+    return value
+
+
+class _ByClass(dict):
+    """Converters by class, each made on first use: `_CONVERTERS` has
+    None for a class that is not a node (a field's int, str or None),
+    `_ITEMS` a function that returns the item as it is (a `Global`'s
+    strings, a `Dict`'s None keys)."""
+
+    def __init__(self, other):
+        super().__init__()
+        self.other = other
+
+    def __missing__(self, cls):
+        found = self[cls] = _converter(cls) if issubclass(cls, _GAST) else self.other
+        return found
+
+
 _GAST = gast.AST
+_CONVERTERS = _ByClass(None)
+_ITEMS = _ByClass(_same)
 
 
 def _value(value):
