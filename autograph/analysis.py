@@ -56,15 +56,28 @@ class _Collector(gast.NodeVisitor):
 
     def visit(self, node):
         memo = getattr(_local, "memo", None)
+        method = _METHODS.get(node.__class__) or _method(node.__class__)
         if memo is None or not isinstance(node, gast.stmt):
-            return super().visit(node)
+            return method(self, node)
         entry = memo.get(node)
         if entry is None:
             inner = _Collector()
-            gast.NodeVisitor.visit(inner, node)
+            method(inner, node)
             entry = memo[node] = (inner.reads, inner.writes)
         self.reads.update(dict.fromkeys(entry[0]))
         self.writes.update(dict.fromkeys(entry[1]))
+
+    def generic_visit(self, node):
+        """NodeVisitor.generic_visit, in a plain loop."""
+        visit = self.visit
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        visit(item)
+            elif isinstance(value, _AST):
+                visit(value)
 
     def visit_Constant(self, node):
         pass  # (NodeVisitor's own looks for the visit_Num/visit_Str methods of Python 3.7 first)
@@ -205,6 +218,25 @@ class _Collector(gast.NodeVisitor):
 
     def visit_DictComp(self, node):
         self._visit_comprehension(node, [node.key, node.value])
+
+
+_AST = gast.AST
+# Node class -> the function of _Collector that visits it (NodeVisitor.visit
+# looks the method up by name on every visit).
+_METHODS = {}
+
+
+def _method(node_class):
+    method = getattr(_Collector, "visit_" + node_class.__name__, None)
+    if method is None:
+        # A node without fields (`Load`, an operator) holds nothing to visit.
+        method = _Collector.generic_visit if node_class._fields else _nothing
+    _METHODS[node_class] = method
+    return method
+
+
+def _nothing(collector, node):
+    pass
 
 
 def _free_names(params, body_nodes):
