@@ -373,7 +373,7 @@ def all_identifiers(node):
     """Every identifier spelled in the tree: names, arguments, attributes,
     function and class names, keywords. Generated names avoid all of them."""
     found = set()
-    for child in gast.walk(node):
+    for child in builders.nodes(node):
         if isinstance(child, gast.Name):
             found.add(child.id)
         elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
@@ -598,7 +598,7 @@ def deferrable(node):
     """True if the expression `node` means the same inside `lambda: node`:
     it binds no name (walrus), does not yield or await, and does not
     inspect its frame (`super()`, `locals()`, ...)."""
-    for child in gast.walk(node):
+    for child in builders.nodes(node):
         if isinstance(child, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)):
             return False
         if isinstance(child, gast.Call) and isinstance(child.func, gast.Name) \

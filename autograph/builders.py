@@ -10,7 +10,7 @@ import gast
 
 __all__ = [
     "name", "store", "attr", "call", "const", "tuple_", "assign", "expr_stmt", "ret",
-    "function", "lambda_", "not_", "located", "params", "children",
+    "function", "lambda_", "not_", "located", "params", "children", "nodes",
 ]
 
 
@@ -144,4 +144,14 @@ def children(node):
                     append(item)
         elif isinstance(child, AST) and child._fields:
             append(child)
+    return found
+
+
+def nodes(tree):
+    """Every node of `tree` (itself included) but the leaves without
+    fields, as a list in no set order: `gast.walk` without its deque and
+    generators, for the walks that only test each node."""
+    found = [tree]
+    for node in found:  # (the loop reaches what it appends)
+        found.extend(children(node))
     return found

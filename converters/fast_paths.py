@@ -486,7 +486,7 @@ class _Inliner:
         # else, no staged statement makes it a traced number in this path.
         python = self.fast.python_names
         if not any(isinstance(n, gast.Name) and n.id == item and isinstance(n.ctx, gast.Store)
-                   for n in gast.walk(body_fn)):
+                   for n in builders.nodes(body_fn)):
             self.fast.python_names = python | {item}
         try:
             body = self._inline(body_fn, keep_return=False)
@@ -995,7 +995,7 @@ class _FastExpressions:
             return gast.Compare(left=builders.attr(value, "__class__"), ops=[gast.Is()],
                                 comparators=[builders.name("int")])
         obj, index = node.args[:2]
-        if {n.id for n in gast.walk(index) if isinstance(n, gast.Name)} <= self.python_names:
+        if {n.id for n in builders.nodes(index) if isinstance(n, gast.Name)} <= self.python_names:
             return gast.Subscript(value=obj, slice=index, ctx=gast.Load())
         if isinstance(index, gast.Tuple):
             tests = [is_int(builders.name(n)) for n in _index_names(index)]

@@ -84,7 +84,7 @@ class _Transformer(base.Transformer):
         if not isinstance(node.ctx, gast.Load) or not _traceable(node.slice):
             return node
         listed = isinstance(node.value, gast.Name) and node.value.id in self.lists
-        if not (listed or any(isinstance(n, gast.Name) and n.id in self.staged for n in gast.walk(node.slice))):
+        if not (listed or any(isinstance(n, gast.Name) and n.id in self.staged for n in builders.nodes(node.slice))):
             return node
         text = ast.unparse(to_ast(node.value))
         return builders.located(self.operator("getitem", node.value, node.slice, gast.Constant(text, None)), node)
