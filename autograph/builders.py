@@ -110,20 +110,19 @@ def located(nodes, origin):
     generated code gets them when it is built."""
     if origin is None or getattr(origin, "lineno", None) is None:
         return nodes
-    position = [(field, getattr(origin, field, None)) for field in _POSITION]
+    position = {field: getattr(origin, field, None) for field in _POSITION}
     if origin.end_lineno != origin.lineno:
         # Only the first line: CPython reports a call of `ag__.name(...)` at
         # the last line of the attribute, which would be the statement's
         # last line, while errors should name the `if` or `while` line.
-        position[2:] = [("end_lineno", origin.lineno), ("end_col_offset", origin.col_offset)]
+        position["end_lineno"], position["end_col_offset"] = origin.lineno, origin.col_offset
     stack = list(nodes) if isinstance(nodes, list) else [nodes]
     while stack:
         node = stack.pop()
         if "lineno" in node._attributes:
             if getattr(node, "lineno", None) is not None:
                 continue
-            for field, value in position:
-                setattr(node, field, value)
+            node.__dict__.update(position)  # (positions are plain instance attributes)
         stack.extend(children(node))
     return nodes
 
