@@ -132,10 +132,13 @@ def children(node):
     its two generators and without the leaves that have no fields (`Load`,
     operators), which no walk of the converters looks at. Tree walks are a
     good part of conversion time."""
+    fields = _NODE_FIELDS.get(node.__class__)
+    if fields is None:
+        fields = _node_fields(node.__class__)
     found = []
     append = found.append
     AST = gast.AST
-    for field in node._fields:
+    for field in fields:
         child = getattr(node, field, None)
         if type(child) is list:
             for item in child:
@@ -144,6 +147,19 @@ def children(node):
         elif isinstance(child, AST) and child._fields:
             append(child)
     return found
+
+
+# The fields that hold a string, a number or a context in every class that
+# has them (and a Constant's value): `children` does not look at them.
+_LEAF_FIELDS = frozenset({"ctx", "id", "attr", "type_comment", "kind", "level", "module", "conversion", "simple",
+                          "is_async"})
+_NODE_FIELDS = {}  # node class -> its fields that may hold nodes
+
+
+def _node_fields(cls):
+    fields = _NODE_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS
+                                       and not (cls is gast.Constant and f == "value"))
+    return fields
 
 
 def nodes(tree):
