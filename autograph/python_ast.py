@@ -159,17 +159,27 @@ def _from_converter(cls):
         def convert(node, lines):
             return target()
     else:
+        own = cls._fields
+        moved = tuple(a for a in cls._attributes if a in _LINES)
+
         def convert(node, lines):
             new = target()
+            # Copied at once, then the nodes among the fields converted and
+            # the line numbers moved.
             attributes = new.__dict__
-            for key, item in node.__dict__.items():
-                kind = type(item)
-                if kind is int or kind is str or item is None:
-                    if lines and item is not None and key in _LINES:
-                        item += lines
-                else:
-                    item = _from_value(item, lines)
-                attributes[key] = item
+            attributes.update(node.__dict__)
+            for key in own:
+                value = attributes.get(key)
+                if type(value) is list:
+                    attributes[key] = [item if item is None or type(item) is str else from_ast(item, lines)
+                                       for item in value]
+                elif isinstance(value, _AST):
+                    attributes[key] = from_ast(value, lines)
+            if lines:
+                for key in moved:
+                    item = attributes.get(key)
+                    if item is not None:
+                        attributes[key] = item + lines
             for key in absent:
                 attributes[key] = [] if key == "type_params" else None
             return new
@@ -190,4 +200,5 @@ def _from_except_handler(node, lines):
                                        body=_from_value(node.body, lines)), node, lines)
 
 
+_AST = ast.AST
 _FROM_AST = {ast.arg: _param, ast.ExceptHandler: _from_except_handler}
