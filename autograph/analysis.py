@@ -28,6 +28,7 @@ __all__ = ["memoized", "Scope", "reads", "writes", "reads_and_writes", "Liveness
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 _local = threading.local()
@@ -360,13 +361,19 @@ class Scope:
 
 def walk_scope(node):
     """The nodes under `node` in its own scope: a nested function, lambda or
-    class is given, but not what it holds."""
-    stack = builders.children(node)
+    class is given, but not what it holds. A list, in the order of a
+    depth-first walk that takes the last child first (a generator cost a
+    call per node)."""
+    found = []
+    append = found.append
+    children = builders.children
+    stack = children(node)
     while stack:
         current = stack.pop()
-        yield current
-        if not isinstance(current, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
-            stack.extend(builders.children(current))
+        append(current)
+        if not isinstance(current, _SCOPES):
+            stack.extend(children(current))
+    return found
 
 
 def all_identifiers(node):
