@@ -28,6 +28,7 @@ __all__ = ["memoized", "Scope", "reads", "writes", "reads_and_writes", "Liveness
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 _local = threading.local()
@@ -56,15 +57,28 @@ class _Collector(gast.NodeVisitor):
 
     def visit(self, node):
         memo = getattr(_local, "memo", None)
+        method = _METHODS.get(node.__class__) or _method(node.__class__)
         if memo is None or not isinstance(node, gast.stmt):
-            return super().visit(node)
+            return method(self, node)
         entry = memo.get(node)
         if entry is None:
             inner = _Collector()
-            gast.NodeVisitor.visit(inner, node)
+            method(inner, node)
             entry = memo[node] = (inner.reads, inner.writes)
         self.reads.update(dict.fromkeys(entry[0]))
         self.writes.update(dict.fromkeys(entry[1]))
+
+    def generic_visit(self, node):
+        """NodeVisitor.generic_visit, in a plain loop."""
+        visit = self.visit
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        visit(item)
+            elif isinstance(value, _AST):
+                visit(value)
 
     def visit_Constant(self, node):
         pass  # (NodeVisitor's own looks for the visit_Num/visit_Str methods of Python 3.7 first)
@@ -207,6 +221,25 @@ class _Collector(gast.NodeVisitor):
         self._visit_comprehension(node, [node.key, node.value])
 
 
+_AST = gast.AST
+# Node class -> the function of _Collector that visits it (NodeVisitor.visit
+# looks the method up by name on every visit).
+_METHODS = {}
+
+
+def _method(node_class):
+    method = getattr(_Collector, "visit_" + node_class.__name__, None)
+    if method is None:
+        # A node without fields (`Load`, an operator) holds nothing to visit.
+        method = _Collector.generic_visit if node_class._fields else _nothing
+    _METHODS[node_class] = method
+    return method
+
+
+def _nothing(collector, node):
+    pass
+
+
 def _free_names(params, body_nodes):
     """Free reads and nonlocal writes of a nested scope."""
     inner = _Collector()
@@ -328,20 +361,26 @@ class Scope:
 
 def walk_scope(node):
     """The nodes under `node` in its own scope: a nested function, lambda or
-    class is given, but not what it holds."""
-    stack = builders.children(node)
+    class is given, but not what it holds. A list, in the order of a
+    depth-first walk that takes the last child first (a generator cost a
+    call per node)."""
+    found = []
+    append = found.append
+    children = builders.children
+    stack = children(node)
     while stack:
         current = stack.pop()
-        yield current
-        if not isinstance(current, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
-            stack.extend(builders.children(current))
+        append(current)
+        if not isinstance(current, _SCOPES):
+            stack.extend(children(current))
+    return found
 
 
 def all_identifiers(node):
     """Every identifier spelled in the tree: names, arguments, attributes,
     function and class names, keywords. Generated names avoid all of them."""
     found = set()
-    for child in gast.walk(node):
+    for child in builders.nodes(node):
         if isinstance(child, gast.Name):
             found.add(child.id)
         elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
@@ -566,7 +605,7 @@ def deferrable(node):
     """True if the expression `node` means the same inside `lambda: node`:
     it binds no name (walrus), does not yield or await, and does not
     inspect its frame (`super()`, `locals()`, ...)."""
-    for child in gast.walk(node):
+    for child in builders.nodes(node):
         if isinstance(child, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)):
             return False
         if isinstance(child, gast.Call) and isinstance(child.func, gast.Name) \

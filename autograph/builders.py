@@ -10,7 +10,7 @@ import gast
 
 __all__ = [
     "name", "store", "attr", "call", "const", "tuple_", "assign", "expr_stmt", "ret",
-    "function", "lambda_", "not_", "located", "params", "children",
+    "function", "lambda_", "not_", "located", "params", "children", "nodes",
 ]
 
 
@@ -110,20 +110,19 @@ def located(nodes, origin):
     generated code gets them when it is built."""
     if origin is None or getattr(origin, "lineno", None) is None:
         return nodes
-    position = [(field, getattr(origin, field, None)) for field in _POSITION]
+    position = {field: getattr(origin, field, None) for field in _POSITION}
     if origin.end_lineno != origin.lineno:
         # Only the first line: CPython reports a call of `ag__.name(...)` at
         # the last line of the attribute, which would be the statement's
         # last line, while errors should name the `if` or `while` line.
-        position[2:] = [("end_lineno", origin.lineno), ("end_col_offset", origin.col_offset)]
+        position["end_lineno"], position["end_col_offset"] = origin.lineno, origin.col_offset
     stack = list(nodes) if isinstance(nodes, list) else [nodes]
     while stack:
         node = stack.pop()
         if "lineno" in node._attributes:
             if getattr(node, "lineno", None) is not None:
                 continue
-            for field, value in position:
-                setattr(node, field, value)
+            node.__dict__.update(position)  # (positions are plain instance attributes)
         stack.extend(children(node))
     return nodes
 
@@ -133,10 +132,13 @@ def children(node):
     its two generators and without the leaves that have no fields (`Load`,
     operators), which no walk of the converters looks at. Tree walks are a
     good part of conversion time."""
+    fields = _NODE_FIELDS.get(node.__class__)
+    if fields is None:
+        fields = _node_fields(node.__class__)
     found = []
     append = found.append
     AST = gast.AST
-    for field in node._fields:
+    for field in fields:
         child = getattr(node, field, None)
         if type(child) is list:
             for item in child:
@@ -144,4 +146,27 @@ def children(node):
                     append(item)
         elif isinstance(child, AST) and child._fields:
             append(child)
+    return found
+
+
+# The fields that hold a string, a number or a context in every class that
+# has them (and a Constant's value): `children` does not look at them.
+_LEAF_FIELDS = frozenset({"ctx", "id", "attr", "type_comment", "kind", "level", "module", "conversion", "simple",
+                          "is_async"})
+_NODE_FIELDS = {}  # node class -> its fields that may hold nodes
+
+
+def _node_fields(cls):
+    fields = _NODE_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS
+                                       and not (cls is gast.Constant and f == "value"))
+    return fields
+
+
+def nodes(tree):
+    """Every node of `tree` (itself included) but the leaves without
+    fields, as a list in no set order: `gast.walk` without its deque and
+    generators, for the walks that only test each node."""
+    found = [tree]
+    for node in found:  # (the loop reaches what it appends)
+        found.extend(children(node))
     return found

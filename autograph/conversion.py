@@ -256,6 +256,8 @@ def _mangle_private_names(node, qualname):
     converted function is compiled outside its class, so the tree is
     mangled here, with the class named by the function's qualname."""
     mangle = parsing.private_name_mangler(qualname)
+    if mangle is parsing.unmangled:  # outside classes: nothing to mangle
+        return
     stack = [node]
     while stack:
         child = stack.pop()

@@ -361,6 +361,11 @@ def code_qualname(f):
     return getattr(f.__code__, "co_qualname", f.__qualname__)
 
 
+def unmangled(identifier):
+    """The mangler outside classes (`private_name_mangler`): the identity."""
+    return identifier
+
+
 def private_name_mangler(qualname):
     """The function that mangles `__name` as Python does inside the
     innermost class around the function `qualname` names, its functions
@@ -371,7 +376,7 @@ def private_name_mangler(qualname):
     owner = next((parts[i] for i in range(len(parts) - 2, -1, -1)
                   if parts[i] != "<locals>" and parts[i + 1] != "<locals>"), None)
     if owner is None or not owner.strip("_"):
-        return lambda identifier: identifier
+        return unmangled
     prefix = "_" + owner.lstrip("_")
 
     def mangle(identifier):

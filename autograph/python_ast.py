@@ -26,8 +26,7 @@ _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 def to_ast(node):
     """The `ast` tree equal to gast tree `node`."""
-    convert = _CONVERTERS.get(type(node)) or _converter(type(node))
-    return convert(node)
+    return _CONVERTERS[type(node)](node)
 
 
 def _converter(cls):
@@ -36,35 +35,62 @@ def _converter(cls):
     keep = frozenset(target._fields + target._attributes)
     special = _SPECIAL.get(cls.__name__)
     if special is not None:
-        convert = special
-    elif not keep:  # a context or an operator: one instance, as ast.parse shares them
+        return special
+    if not keep:  # a context or an operator: one instance, as ast.parse shares them
         shared = target()
 
         def convert(node):
             return shared
-    else:
-        def convert(node):
-            new = target()
-            # Fields and positions are plain instance attributes of both kinds of node.
-            attributes = new.__dict__
-            for key, value in node.__dict__.items():
-                if key in keep:
-                    kind = type(value)
-                    if kind is list:
-                        value = [item if item is None or type(item) is str else
-                                 (_CONVERTERS.get(type(item)) or _converter(type(item)))(item) for item in value]
-                    elif kind in _CONVERTERS:
-                        value = _CONVERTERS[kind](value)
-                    elif isinstance(value, _GAST):
-                        value = _converter(kind)(value)
-                    attributes[key] = value
-            return new
-    _CONVERTERS[cls] = convert
+        return convert
+    items = _ITEMS
+    nodes = _CONVERTERS
+    fields = target._fields
+    # gast's fields that `ast` lacks (a Name's annotation and type comment).
+    extra = tuple(f for f in cls._fields + cls._attributes if f not in keep)
+
+    def convert(node):
+        new = target()
+        # Fields and positions are plain instance attributes of both kinds
+        # of node: all are copied, then the nodes among them converted.
+        attributes = new.__dict__
+        attributes.update(node.__dict__)
+        for key in extra:
+            attributes.pop(key, None)
+        for key in fields:
+            value = attributes.get(key)
+            kind = type(value)
+            if kind is list:
+                attributes[key] = [items[type(item)](item) for item in value]
+            else:
+                found = nodes[kind]
+                if found is not None:
+                    attributes[key] = found(value)
+        return new
     return convert
 
 
-_CONVERTERS = {}
+def _same(value):
+    return value
+
+
+class _ByClass(dict):
+    """Converters by class, each made on first use: `_CONVERTERS` has
+    None for a class that is not a node (a field's int, str or None),
+    `_ITEMS` a function that returns the item as it is (a `Global`'s
+    strings, a `Dict`'s None keys)."""
+
+    def __init__(self, other):
+        super().__init__()
+        self.other = other
+
+    def __missing__(self, cls):
+        found = self[cls] = _converter(cls) if issubclass(cls, _GAST) else self.other
+        return found
+
+
 _GAST = gast.AST
+_CONVERTERS = _ByClass(None)
+_ITEMS = _ByClass(_same)
 
 
 def _value(value):
@@ -133,17 +159,27 @@ def _from_converter(cls):
         def convert(node, lines):
             return target()
     else:
+        own = cls._fields
+        moved = tuple(a for a in cls._attributes if a in _LINES)
+
         def convert(node, lines):
             new = target()
+            # Copied at once, then the nodes among the fields converted and
+            # the line numbers moved.
             attributes = new.__dict__
-            for key, item in node.__dict__.items():
-                kind = type(item)
-                if kind is int or kind is str or item is None:
-                    if lines and item is not None and key in _LINES:
-                        item += lines
-                else:
-                    item = _from_value(item, lines)
-                attributes[key] = item
+            attributes.update(node.__dict__)
+            for key in own:
+                value = attributes.get(key)
+                if type(value) is list:
+                    attributes[key] = [item if item is None or type(item) is str else from_ast(item, lines)
+                                       for item in value]
+                elif isinstance(value, _AST):
+                    attributes[key] = from_ast(value, lines)
+            if lines:
+                for key in moved:
+                    item = attributes.get(key)
+                    if item is not None:
+                        attributes[key] = item + lines
             for key in absent:
                 attributes[key] = [] if key == "type_params" else None
             return new
@@ -164,4 +200,5 @@ def _from_except_handler(node, lines):
                                        body=_from_value(node.body, lines)), node, lines)
 
 
+_AST = ast.AST
 _FROM_AST = {ast.arg: _param, ast.ExceptHandler: _from_except_handler}

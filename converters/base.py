@@ -26,6 +26,11 @@ from autograph import builders
 __all__ = ["Transformer"]
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+_AST = gast.AST
+
+
+def _same(self, node):
+    return node
 
 
 def is_runtime(func, ag, name=None):
@@ -41,9 +46,31 @@ class Transformer(gast.NodeTransformer):
 
     #: True for the passes that convert expressions: they walk every node.
     expressions = False
+    _methods = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._methods = {}  # node class -> the function that visits it (`_method`)
 
     def __init__(self, ctx):
         self.ctx = ctx
+
+    def visit(self, node):
+        """NodeVisitor.visit, with the method looked up once per node class."""
+        method = self._methods.get(node.__class__)
+        if method is None:
+            method = self._method(node.__class__)
+        return method(self, node)
+
+    @classmethod
+    def _method(cls, node_class):
+        method = getattr(cls, "visit_" + node_class.__name__, None)
+        if method is None:
+            # A node without fields (`Load`, an operator) that no method
+            # visits is returned as it is, as generic_visit would.
+            method = cls.generic_visit if node_class._fields else _same
+        cls._methods[node_class] = method
+        return method
 
     @classmethod
     def transform(cls, node, ctx):
@@ -70,7 +97,7 @@ class Transformer(gast.NodeTransformer):
 
     def generic_visit(self, node):
         if self.expressions:
-            return super().generic_visit(node)
+            return self._visit_fields(node)
         for field in _BLOCKS:
             block = getattr(node, field, None)
             if type(block) is list and block:
@@ -80,6 +107,39 @@ class Transformer(gast.NodeTransformer):
                     if result is not None:
                         new.extend(result if type(result) is list else [result])
                 block[:] = new  # in place, as NodeTransformer does
+        return node
+
+    def _visit_fields(self, node):
+        """NodeTransformer.generic_visit: each child visited, a list's
+        items replaced in place by what their visits return (None drops an
+        item, a list is spliced in), a field that visits to None deleted."""
+        visit = self.visit
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if type(old) is list:
+                new = None
+                for index, value in enumerate(old):
+                    if isinstance(value, _AST):
+                        result = visit(value)
+                        if result is not value:
+                            if new is None:
+                                new = old[:index]
+                            if result is None:
+                                continue
+                            if not isinstance(result, _AST):
+                                new.extend(result)
+                                continue
+                            value = result
+                    if new is not None:
+                        new.append(value)
+                if new is not None:
+                    old[:] = new
+            elif isinstance(old, _AST):
+                result = visit(old)
+                if result is None:
+                    delattr(node, field)
+                elif result is not old:
+                    setattr(node, field, result)
         return node
 
     def operator(self, name, *args):

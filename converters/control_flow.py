@@ -646,7 +646,7 @@ def _bound_outside_control_flow(stmts):
     for stmt in stmts:
         if isinstance(stmt, (gast.If, gast.While, gast.For)):
             head = stmt.iter if isinstance(stmt, gast.For) else stmt.test
-            found.update(n.target.id for n in gast.walk(head) if isinstance(n, gast.NamedExpr))
+            found.update(n.target.id for n in builders.nodes(head) if isinstance(n, gast.NamedExpr))
             continue
         blocks = [getattr(stmt, f, None) for f in ("body", "orelse", "finalbody")]
         blocks += [h.body for h in getattr(stmt, "handlers", [])] + [c.body for c in getattr(stmt, "cases", [])]

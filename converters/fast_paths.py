@@ -486,7 +486,7 @@ class _Inliner:
         # else, no staged statement makes it a traced number in this path.
         python = self.fast.python_names
         if not any(isinstance(n, gast.Name) and n.id == item and isinstance(n.ctx, gast.Store)
-                   for n in gast.walk(body_fn)):
+                   for n in builders.nodes(body_fn)):
             self.fast.python_names = python | {item}
         try:
             body = self._inline(body_fn, keep_return=False)
@@ -636,6 +636,7 @@ _HOOKS = ("call_site", "call_method")
 # a nested function, a lambda, a generator expression.
 _WRITTEN_HOOKS = ("written_call_site", "written_call_method")
 _LATER = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda, gast.GeneratorExp)
+_ABSENT = object()
 
 
 class _FastExpressions:
@@ -703,21 +704,34 @@ class _FastExpressions:
                 return self.visit(node)
             finally:
                 self.hooks = _WRITTEN_HOOKS
+        fields = node._fields
+        if not fields:  # a context or an operator
+            return node
         original = node
-        inlines = self._operator(node) is not None
+        # Only a call is an operator, a call site or a return marker.
+        is_call = node.__class__ is gast.Call
+        inlines = is_call and self._operator(node) is not None
         if inlines and self.depth >= MAX_INLINED_DEPTH:
             return node  # as deep as statements are inlined; see MAX_INLINED_DEPTH
         self.depth += inlines
-        changed = {}
-        for field, value in gast.iter_fields(node):
-            new_value = self.visit(value)
+        changed = None
+        visit = self.visit
+        for field in fields:
+            value = getattr(node, field, _ABSENT)
+            if value is _ABSENT or value is None or value.__class__ is str:
+                continue
+            new_value = visit(value)
             if new_value is not value:
+                if changed is None:
+                    changed = {}
                 changed[field] = new_value
         self.depth -= inlines
         if changed:
             node = copy.copy(node)
             for field, value in changed.items():
                 setattr(node, field, value)
+        if not is_call:
+            return node
         operator = self._operator(node)
         if operator is not None:
             # The fallback (the operator itself, for symbolic values) keeps
@@ -981,7 +995,7 @@ class _FastExpressions:
             return gast.Compare(left=builders.attr(value, "__class__"), ops=[gast.Is()],
                                 comparators=[builders.name("int")])
         obj, index = node.args[:2]
-        if {n.id for n in gast.walk(index) if isinstance(n, gast.Name)} <= self.python_names:
+        if {n.id for n in builders.nodes(index) if isinstance(n, gast.Name)} <= self.python_names:
             return gast.Subscript(value=obj, slice=index, ctx=gast.Load())
         if isinstance(index, gast.Tuple):
             tests = [is_int(builders.name(n)) for n in _index_names(index)]

@@ -27,7 +27,6 @@ import gast
 from autograph.converters import base
 
 from autograph import builders
-from autograph.analysis import walk_scope
 from autograph.python_ast import to_ast
 
 __all__ = ["transform"]
@@ -41,15 +40,16 @@ def _bindings(function):
     names bound inside an `if`, `while` or `for`), in one walk: a node is
     inside such a statement if its parent is one or is inside one."""
     lists, staged = set(), set()
-    inside = set()  # ids of the nodes within an `if`, `while` or `for`
-    for node in walk_scope(function):
-        within = id(node) in inside
+    stack = [(child, False) for child in builders.children(function)]
+    while stack:
+        node, within = stack.pop()
         if isinstance(node, gast.Assign) and isinstance(node.value, (gast.List, gast.ListComp)):
             lists.update(t.id for t in node.targets if isinstance(t, gast.Name))
         elif within and isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             staged.add(node.id)
-        if (within or isinstance(node, _STAGED)) and not isinstance(node, _SCOPES):
-            inside.update(id(child) for child in builders.children(node))
+        if not isinstance(node, _SCOPES):  # the function's own scope only
+            within = within or isinstance(node, _STAGED)
+            stack.extend([(child, within) for child in builders.children(node)])
     return lists, staged
 
 
@@ -84,7 +84,7 @@ class _Transformer(base.Transformer):
         if not isinstance(node.ctx, gast.Load) or not _traceable(node.slice):
             return node
         listed = isinstance(node.value, gast.Name) and node.value.id in self.lists
-        if not (listed or any(isinstance(n, gast.Name) and n.id in self.staged for n in gast.walk(node.slice))):
+        if not (listed or any(isinstance(n, gast.Name) and n.id in self.staged for n in builders.nodes(node.slice))):
             return node
         text = ast.unparse(to_ast(node.value))
         return builders.located(self.operator("getitem", node.value, node.slice, gast.Constant(text, None)), node)

@@ -102,9 +102,9 @@ class _Transformer(base.Transformer):
             fits = simple or value is not None and _simple(value) and deferrable(target.slice)
         return (self._local(target.value) and fits
                 and not (("slice" in self.ctx.scope.locals or "slice" in (self.ctx.globals or ()))
-                         and any(isinstance(n, gast.Slice) for n in gast.walk(target.slice)))
+                         and any(isinstance(n, gast.Slice) for n in builders.nodes(target.slice)))
                 and not any(isinstance(n, gast.Name) and n.id in self.ctx.scope.captured
-                            for n in gast.walk(target.slice)))
+                            for n in builders.nodes(target.slice)))
 
     def _load(self, target):
         """A copy of `target` (or of an index) with its own store context made
