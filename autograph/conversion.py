@@ -42,6 +42,7 @@ from autograph.converters import (
     continue_statements,
     control_flow,
     directives,
+    except_handlers,
     fast_paths,
     item_reads,
     item_updates,
@@ -58,7 +59,8 @@ __all__ = ["convert_function", "converted", "converted_source", "cached", "remem
 # Jump lowering runs before the scope analysis; expression converters before
 # control flow, which then sees their lambdas as plain reads.
 LOWERING = (directives, return_statements, break_statements, continue_statements)
-EXPRESSIONS = (asserts, call_trees, item_updates, item_reads, conditional_expressions, logical_expressions)
+EXPRESSIONS = (asserts, except_handlers, call_trees, item_updates, item_reads, conditional_expressions,
+               logical_expressions)
 
 
 class Context:

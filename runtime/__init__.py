@@ -31,7 +31,7 @@ from autograph.runtime.calls import (
     written_call_method,
     written_call_site,
 )
-from autograph.runtime.errors import AutographError, user_location
+from autograph.runtime.errors import AutographError, reraise_refusal, user_location
 from autograph.runtime.operators import (
     ITEM_KEYS,
     ITEM_TYPES,
@@ -80,7 +80,7 @@ __all__ = [
     "Backend", "backend_of", "prepare_backends", "register_backend", "run_as_written", "tracing",
     "unregister_backend", "written_call_method", "written_call_site",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
-    "AutographError", "user_location",
+    "AutographError", "reraise_refusal", "user_location",
     "APPENDED", "BUILTIN_LEN", "BUILTIN_METHOD", "ITEM_KEYS", "ITEM_TYPES", "LOOP_TEST_TYPES", "PLAIN_LIST",
     "PYTHON_TYPES", "SIZED_TYPES",
     "and_", "assert_stmt", "compare", "is_python", "iterate", "for_stmt", "if_exp", "if_stmt", "elif_stmt",

@@ -12,6 +12,7 @@ import types
 import weakref
 
 __all__ = [
+    "reraise_refusal",
     "AutographError",
     "BranchMismatchError",
     "LoopStateError",
@@ -83,6 +84,25 @@ def recording_errors():
         _recorders.stack.pop()
 
 
+def reraise_refusal():
+    """Raises again the exception that converted code's `except` clause is
+    handling if it is a TracingError: a backend's refusal, after which a
+    trace cannot go on as Python would (converters/except_handlers.py)."""
+    error = sys.exc_info()[1]
+    if isinstance(error, TracingError):
+        frame = sys._getframe(1)
+        code = frame.f_code
+        error.add_note(
+            f"autograph: the `except` clause at {code.co_filename}:{frame.f_lineno} (in {code.co_name}) "
+            "caught this error, which stops the trace: past it the trace could not go on as Python runs the "
+            f"function. {_WHAT_TO_DO}")
+        raise error
+
+
+_WHAT_TO_DO = ("Let the error propagate (catch narrower exceptions than Exception or TypeError around traced "
+               "values), and fix what it says")
+
+
 def swallowed(errors):
     """The first of `errors` (TracingErrors that `recording_errors` collected)
     that was raised and then caught outside this package (by the user's
@@ -98,8 +118,7 @@ def swallowed(errors):
             f"autograph: this error was raised while tracing and caught by a `try` statement at "
             f"{code.co_filename}:{tb.tb_lineno} (in {code.co_name}), an `except` clause or a `return` in "
             "`finally`; the trace went on without what raised it, so its graph would not be the program "
-            "the function runs eagerly. Let the error propagate (catch narrower exceptions than "
-            "Exception or TypeError around traced values), and fix what it says")
+            f"the function runs eagerly. {_WHAT_TO_DO}")
         return error
     return None
 

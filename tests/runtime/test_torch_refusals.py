@@ -97,14 +97,22 @@ def test_default_mode_runs_the_refused_statement_as_python(f, args, error, text,
     assert_same(expected, actual)
 
 
-@pytest.mark.parametrize("mode", [_fullgraph], ids=["fullgraph"])
-def test_a_refusal_that_the_users_code_catches_still_stops_the_trace(mode):
-    # What the trace would hold after the `except` is not what Python runs.
-    def caught(x):
-        try:
-            return defined_in_one_branch(x)
-        except UndefinedOutputError:
-            return x
+def catches_the_refusal(x):
+    try:
+        return defined_in_one_branch(x)
+    except Exception:
+        return x
 
+
+@pytest.mark.parametrize("mode", [_fullgraph, _strict_export, _export], ids=["fullgraph", "strict-export", "export"])
+def test_a_refusal_that_the_users_code_catches_still_stops_the_trace(mode):
+    # What the trace would hold after the `except` (x) is not what Python
+    # runs (x * 2 here; an UnboundLocalError where x.sum() <= 0).
     with pytest.raises(UndefinedOutputError):
-        mode(caught, (torch.ones(2),))
+        mode(catches_the_refusal, (torch.ones(2),))
+
+
+def test_default_mode_runs_a_caught_refusal_as_python():
+    torch._dynamo.reset()
+    compiled = torch.compile(autograph.to_graph(catches_the_refusal), backend="eager")
+    assert_same(catches_the_refusal(torch.ones(2)), compiled(torch.ones(2)))
