@@ -168,11 +168,20 @@ def written_site_functions(call_site, call_method):
         return target
 
     def written_call_method(site, receiver, bound):
+        # A method of a user's class: the site remembers the function and
+        # what to bind in its place (None: the method as it is).
+        function = bound.__func__ if type(bound) is _MethodType else None
+        if function is not None and function is site[0]:
+            return bound if site[1] is None else _MethodType(site[1], bound.__self__)
         target = call_method(site, receiver, bound)
+        written = None
         if type(target) is _MethodType:
             written = getattr(target.__func__, AS_WRITTEN, None)
             if written is not None:
-                return _MethodType(written(), target.__self__)
+                written = written()
+                target = _MethodType(written, target.__self__)
+        if function is not None and type(function) is _FunctionType and (written is not None or target is bound):
+            site[0], site[1] = function, written
         return target
 
     return written_call_site, written_call_method

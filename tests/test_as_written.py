@@ -190,3 +190,30 @@ def test_torch_reports_tracing_only_under_compile_or_export():
     probe(torch.ones(2))
     torch.export.export(Probe(), (torch.ones(2),), strict=False)
     assert seen == [False, True]
+
+
+class Counter:
+    def step(self, x):
+        return x + 1
+
+
+class Doubler(Counter):
+    def step(self, x):
+        return 2 * x
+
+
+def steps(items, xs):
+    return [item.step(x) for item, x in zip(items, xs)] + [items[0].step(xs[0])]
+
+
+def test_a_method_call_site_remembers_the_methods_written_function():
+    from autograph.runtime import calls
+    converted = autograph.to_graph(steps)
+    mixed = [Counter(), Doubler(), Counter()]
+    assert converted(mixed, [1, 2, 3]) == steps(mixed, [1, 2, 3]) == [2, 4, 4, 2]
+    written = converted.__autograph_as_written__()
+    remembered = {site[0]: site[1] for site in calls._sites[written]}
+    assert remembered[Counter.step] is autograph.to_graph(Counter.step).__autograph_as_written__()
+    one = Counter()
+    one.step = lambda x: -x  # an instance's own attribute: called as it is
+    assert converted([one], [5]) == [-5, -5]

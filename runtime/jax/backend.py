@@ -23,6 +23,7 @@ RANGE_LOOP_MIN = 16
 
 # The modules that import jax, bound by `_load` once jax is imported.
 jax = jnp = compat = cond = loops = values = None
+_trace_context = _eager_trace = None  # compat.trace_state(), once jax is loaded
 _BUILTINS = {}
 _TRANSFORMS = {}
 
@@ -42,6 +43,8 @@ def _load(backend):
     compat_module.check_version()
     _BUILTINS.update(jax_builtins.overrides(backend.describe))
     _TRANSFORMS.update(jax_builtins.transforms())
+    global _trace_context, _eager_trace
+    _trace_context, _eager_trace = compat_module.trace_state() or (None, None)
     jnp, compat, cond, loops, values = jnp_module, compat_module, cond_module, loops_module, values_module
     jax = jax_module  # last: another thread that sees it set finds the rest bound
 
@@ -76,7 +79,8 @@ class JaxBackend(staging.StagingBackend):
             if "jax" not in sys.modules:
                 return False
             _load(self)
-        return not compat.top_level()
+        # (asked on every call of a converted function: no call of its own)
+        return _trace_context is None or type(_trace_context.trace) is not _eager_trace
 
     def concrete(self, value):
         return values.concrete(value)

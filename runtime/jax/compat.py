@@ -36,7 +36,7 @@ except ImportError:  # another jax: the public forms below
     pe = None
 
 __all__ = ["TESTED_VERSION", "check_version", "closed_jaxpr", "drop_dead_equations", "inline", "jaxpr_of", "live",
-           "recorded_equations", "top_level", "unrecord", "scan", "while_loop"]
+           "recorded_equations", "trace_state", "unrecord", "scan", "while_loop"]
 
 TESTED_VERSION = "0.10.2"
 
@@ -77,16 +77,15 @@ def tracing():
     return type(trace) is not core.EvalTrace
 
 
-def top_level():
-    """True where jax traces nothing: no transformation's tracer can reach
-    converted code (`JaxBackend.tracing`). Without the private API: False,
-    so converted code keeps its staged paths."""
-    if pe is None:
-        return False
-    try:
-        return type(core.trace_ctx.trace) is core.EvalTrace
-    except AttributeError:
-        return False
+def trace_state():
+    """(the thread-local trace context, the eager trace's type): jax
+    traces nothing where `type(context.trace) is eager` (`JaxBackend.tracing`
+    asks this on every call of a converted function). None without the
+    private API: converted code then keeps its staged paths."""
+    context = getattr(core, "trace_ctx", None) if pe is not None else None
+    if context is None or not hasattr(context, "trace") or not hasattr(core, "EvalTrace"):
+        return None
+    return context, core.EvalTrace
 
 
 def drop_dead_equations():

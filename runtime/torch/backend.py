@@ -23,19 +23,20 @@ __all__ = ["TorchBackend", "TorchRange"]
 # Bound by `_load` once torch is imported: read as this module's globals by
 # the methods that dynamo traces (dynamo guards each global it reads, on
 # every call of the compiled function: one module, one guard per name).
-torch = pytree = _torch_cond = _torch_while_loop = _torch_full = _Tensor = None
+torch = pytree = _torch_cond = _torch_while_loop = _torch_full = _Tensor = _dispatch_modes = _function_modes = None
 _BUILTINS = {}
 _TRANSFORMS = {}
 
 
 def _load():
-    global torch, pytree, _torch_cond, _torch_while_loop, _torch_full, _Tensor
+    global torch, pytree, _torch_cond, _torch_while_loop, _torch_full, _Tensor, _dispatch_modes, _function_modes
     if torch is None:
         compat.load()
         dynamo_hooks.install(compat.torch)
         pytree = compat.pytree
         _torch_cond, _torch_while_loop, _torch_full = compat.torch.cond, compat.while_loop, compat.torch.full
         _Tensor = compat.torch.Tensor
+        _dispatch_modes, _function_modes = compat.mode_stacks()
         _BUILTINS.update({builtins.range: _range, builtins.len: _len})
         _TRANSFORMS.update(_transforms(compat.torch, compat.while_loop))
         torch = compat.torch
@@ -153,7 +154,7 @@ class TorchBackend(staging.StagingBackend):
             if "torch" not in sys.modules:
                 return False
             _load()
-        return compat.tracing() or compat.modes()
+        return bool(_dispatch_modes() or _function_modes()) or compat.tracing()
 
     def prepare(self):
         if "torch" in sys.modules:

@@ -118,11 +118,13 @@ def tracing():
     return module is not None and getattr(module.tls, "current_tx", None) is not None
 
 
-def modes():
-    """True while torch modes watch tensor operations (the fake and proxy
-    modes of torch.export and make_fx, a user's mode): fake tensors, which
-    the backend stages on, exist only under them."""
-    return torch._C._len_torch_dispatch_stack() > 0 or torch._C._len_torch_function_stack() > 0
+def mode_stacks():
+    """(the lengths of torch's dispatch mode stack, of its function mode
+    stack), as functions: torch modes watch tensor operations where either
+    is not 0 (the fake and proxy modes of torch.export and make_fx, a
+    user's mode), and fake tensors, which the backend stages on, exist only
+    under them."""
+    return torch._C._len_torch_dispatch_stack, torch._C._len_torch_function_stack
 
 
 def resuming():
