@@ -250,3 +250,27 @@ def test_a_view_changed_in_place_in_a_body_is_refused(strict):
     error = TracingError
     with pytest.raises(error, match="`a` is a view of another tensor"):
         torch.export.export(Converted(adds_to_a_view_in_a_branch), (t(1.0, 2.0), t(1.0)), strict=strict)
+
+
+@torch.no_grad()
+def plain_torch_nested_conds_without_grad(ratio, x):
+    def inner(r, x):
+        return torch.cond(r < 1, lambda r, x: x * 0.9, lambda r, x: x * 1.0, (r, x))
+    return torch.cond(ratio == 0, lambda r, x: x * 0.5, inner, (ratio, x))
+
+
+class PlainNestedConds(torch.nn.Module):
+    def forward(self, ratio, x):
+        return plain_torch_nested_conds_without_grad(ratio, x)
+
+
+@STRICT
+def test_torch_exports_no_nested_cond_inside_a_no_grad_function(strict):
+    """torch's own behaviour, without autograph (docs/pytorch.md,
+    Limitations): export's pass that puts a grad-mode region into a
+    submodule loses the graphs of a cond nested in another, so a converted
+    `@torch.no_grad()` function with an `if` that returns and a later traced
+    `if` does not export either. When this fails, torch has fixed it: drop
+    the limitation from the docs."""
+    with pytest.raises(AttributeError, match="has no attribute 'true_graph_0'"):
+        torch.export.export(PlainNestedConds(), (t(0.5), t(1.0, 1.0)), strict=strict)
