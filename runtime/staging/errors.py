@@ -29,6 +29,12 @@ def show(value):
         code = value.__code__
         name = "a lambda" if value.__name__ == "<lambda>" else f"function {value.__name__}"
         return f"<{name} defined at {code.co_filename}:{code.co_firstlineno}>"
+    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+    if shape is not None and dtype is not None and not isinstance(value, (int, float, complex, bool)):
+        # An array or a traced value: its type, not its values, which a
+        # tracer may not have (torch's dynamo refuses repr() of a tensor).
+        kind = "tensor" if type(dtype).__module__ == "torch" else "array"
+        return f"<{kind} of shape {tuple(shape)} and dtype {dtype}>"
     return repr(value)
 
 

@@ -52,12 +52,15 @@ def caught_and_kept(x):
     (except_type_error_in_callee, UnsupportedFunctionError, True),
     (caught_and_kept, TracingError, True),
 ], ids=lambda v: getattr(v, "__name__", str(v)))
-def test_a_swallowed_tracer_error_is_raised_at_the_end_of_the_trace(fn, error, autograph_):
+def test_a_swallowed_tracer_error_stops_the_trace(fn, error, autograph_):
     fn(np.float64(2.0))   # eagerly: runs
     with pytest.raises(error) as info:
         autograph.function(fn, autograph=autograph_)(np.float64(2.0))
     note = "\n".join(info.value.__notes__)
-    assert "caught by a `try` statement at" in note and "test_swallowed_tracer_errors.py:" in note, note
+    # Converted code's `except` clause raises it again at once
+    # (converters/except_handlers.py); otherwise the trace's end finds it.
+    said = "the `except` clause at" if autograph_ else "caught by a `try` statement at"
+    assert said in note and "test_swallowed_tracer_errors.py:" in note, note
 
 
 def python_values_in_try(x, text):
