@@ -55,16 +55,19 @@ def _matches(module, names):
 _TRACERS = ("torch._dynamo", "torch._functorch", "torch.fx", "torch.export", "torch._export", "jax", "jaxlib")
 
 
-def _decorates_user_code(f, module):
-    """True if library function `f` is a decorator's wrapper of user code
-    (`functools.wraps` set its `__wrapped__`: `@torch.no_grad()`,
-    `@contextlib.contextmanager` decorators): converted, it calls the user's
-    function through the call hook, which converts that too."""
+def _decorates_converted_code(f, module, options):
+    """True if library function `f` is a decorator's wrapper of code that is
+    converted (`functools.wraps` set its `__wrapped__`: `@torch.no_grad()`,
+    `@contextlib.contextmanager` decorators, `torch.jit.script_if_tracing`)
+    around the user's code or code of a module in `options.include`:
+    converted, it calls that function through the call hook, which converts
+    it too."""
     inner, seen = getattr(f, "__wrapped__", None), 0
     while type(getattr(inner, "__wrapped__", None)) is types.FunctionType and seen < 8:
         inner, seen = inner.__wrapped__, seen + 1
-    return (type(inner) is types.FunctionType and not _is_library(inner) and not _matches(module, _TRACERS)
-            and not conversion.is_generated(inner.__code__))
+    if type(inner) is not types.FunctionType or _matches(module, _TRACERS) or conversion.is_generated(inner.__code__):
+        return False
+    return not _is_library(inner) or _matches(inner.__globals__.get("__name__") or "", options.include)
 
 
 def _not_converted_because(f, options):
@@ -81,7 +84,7 @@ def _not_converted_because(f, options):
     if _matches(module, options.exclude):
         return (f"`{name}` is not converted: its module {module!r} is excluded (exclude=...), so it runs "
                 "as Python")
-    if _is_library(f) and not _matches(module, options.include) and not _decorates_user_code(f, module):
+    if _is_library(f) and not _matches(module, options.include) and not _decorates_converted_code(f, module, options):
         top = module.partition(".")[0] or module
         return (f"`{name}` is library code (module {module!r}), which converted code calls unconverted: "
                 f"pass include=[{top!r}] to autograph.function or autograph.to_graph to convert it")

@@ -4,7 +4,7 @@ probe or a retried attempt made some that the program does not need)."""
 
 from autograph.runtime.torch import compat
 
-__all__ = ["erase_added", "erase_unused", "erase_value", "has_effect"]
+__all__ = ["draws", "erase_added", "erase_unused", "erase_value", "has_effect"]
 
 
 def erase_value(value):
@@ -66,6 +66,24 @@ def erase_added(tracer, last):
     for node in reversed(added):
         if node.users or node.op not in ("call_function", "call_method"):
             continue
-        if has_effect(node) and not (node.args and node.args[0] in made):
+        if has_effect(node) and not (node.args and node.args[0] in made) and not draws(node):
             continue  # an effect on a value from outside the probe
         tracer.remove_node(node)
+
+
+# torch's functions that draw from its random generator and return new tensors.
+_DRAWS = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm", "bernoulli",
+                    "normal", "multinomial", "poisson"})
+
+
+def draws(node):
+    """True if fx `node` makes a new tensor from torch's random generator: its
+    only effect is on the generator's state, which a probe's draws must leave
+    as it was (the program draws in the staged body, as Python does once)."""
+    if node.op != "call_function":
+        return False
+    target = node.target
+    tags = getattr(target, "tags", None)
+    if tags is not None:  # an aten operator
+        return compat.torch.Tag.nondeterministic_seeded in tags and not target._schema.is_mutable
+    return getattr(target, "__name__", "") in _DRAWS and getattr(target, "__module__", "") in ("torch", None)
