@@ -148,8 +148,8 @@ def namespace(options):
             else:
                 converter, found.call = None, runtime.call_builtins
             found.call_site, found.call_method = runtime_calls.site_functions(found.call, converter)
-            found.written_call_site, found.written_call_method = runtime_calls.written_site_functions(
-                found.call_site, found.call_method)
+            found.written_call_site, found.written_call_method, found.written_call = \
+                runtime_calls.written_site_functions(found.call_site, found.call_method)
             _namespaces[options] = found
         return found
 

@@ -848,13 +848,14 @@ class _FastExpressions:
                 orelse=builders.call(builders.attr(self.ag, self.hooks[1]), builders.name(site), receiver, callee))
         elif self.hooks is _WRITTEN_HOOKS and not self.in_iterable:
             # Outside every trace, a method of a C type (`s.lower().split`,
-            # `d[k].append`) is what the hook would give: called as it is.
-            del self.sites[site]
+            # `d[k].append`) is what the hook would give: called as it is;
+            # another callee through the site, which remembers a function's
+            # (or a method's) statements as written.
             value = builders.name(self.temporary)
             resolved = gast.IfExp(
                 test=gast.Compare(left=builders.attr(self._assign(callee), "__class__"), ops=[gast.Is()],
                                   comparators=[self.runtime_value("BUILTIN_METHOD")]),
-                body=value, orelse=builders.call(builders.attr(self.ag, "call"), value))
+                body=value, orelse=builders.call(builders.attr(self.ag, "written_call"), builders.name(site), value))
         else:
             del self.sites[site]
             return node

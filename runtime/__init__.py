@@ -28,6 +28,7 @@ from autograph.runtime.calls import (
     call_method,
     call_site,
     set_converter,
+    written_call,
     written_call_method,
     written_call_site,
 )
@@ -78,7 +79,7 @@ from autograph.runtime.undefined import (
 
 __all__ = [
     "Backend", "backend_of", "prepare_backends", "register_backend", "run_as_written", "tracing",
-    "unregister_backend", "written_call_method", "written_call_site",
+    "unregister_backend", "written_call", "written_call_method", "written_call_site",
     "OVERRIDDEN_BUILTINS", "call", "call_builtins", "call_method", "call_site", "set_converter",
     "AutographError", "reraise_refusal", "user_location",
     "APPENDED", "BUILTIN_LEN", "BUILTIN_METHOD", "ITEM_KEYS", "ITEM_TYPES", "LOOP_TEST_TYPES", "PLAIN_LIST",

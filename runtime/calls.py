@@ -33,8 +33,8 @@ from autograph.runtime.staging.lists import Appended as APPENDED
 from autograph.runtime.staging.lists import TracedList
 
 __all__ = ["bytecode_traced", "call", "call_builtins", "set_converter", "set_bytecode_tracer", "intercept", "refresh",
-           "remember", "call_site", "call_method", "written_call_site", "written_call_method", "new_site",
-           "keep_sites", "is_site", "SITE", "AS_WRITTEN", "recall", "forget_all", "hook", "CACHE_KEY",
+           "remember", "call_site", "call_method", "written_call", "written_call_site", "written_call_method",
+           "new_site", "keep_sites", "is_site", "SITE", "AS_WRITTEN", "recall", "forget_all", "hook", "CACHE_KEY",
            "OVERRIDDEN_BUILTINS",
            "APPENDED", "BUILTIN_LEN", "BUILTIN_METHOD", "PLAIN_LIST", "SIZED_TYPES"]
 
@@ -184,7 +184,16 @@ def written_site_functions(call_site, call_method):
             site[0], site[1] = function, written
         return target
 
-    return written_call_site, written_call_method
+    def written_call(site, f):
+        """`written_call_site` or, for a bound method, `written_call_method`:
+        a callee that the call does not name (`a.b.method(x)`, `fs[i](x)`)."""
+        if f is site[0] and site[1] is not None:
+            return site[1]
+        if type(f) is _MethodType:
+            return written_call_method(site, f.__self__, f)
+        return written_call_site(site, f)
+
+    return written_call_site, written_call_method, written_call
 
 
 _REDUCERS = frozenset({"sum", "min", "max", "any", "all"})
@@ -467,4 +476,4 @@ def _convert(f):
 
 call = hook(_convert)
 call_site, call_method = site_functions(call, _convert)
-written_call_site, written_call_method = written_site_functions(call_site, call_method)
+written_call_site, written_call_method, written_call = written_site_functions(call_site, call_method)

@@ -217,3 +217,23 @@ def test_a_method_call_site_remembers_the_methods_written_function():
     one = Counter()
     one.step = lambda x: -x  # an instance's own attribute: called as it is
     assert converted([one], [5]) == [-5, -5]
+
+
+class Holder:
+    def __init__(self, item):
+        self.item = item
+
+
+def chained(holders, xs):
+    return [h.item.step(x) for h, x in zip(holders, xs)]
+
+
+def test_a_callee_the_call_does_not_name_is_remembered_too():
+    # `h.item.step(x)`: the site of a callee that is not a name's attribute
+    # remembers a method's statements as written as well.
+    from autograph.runtime import calls
+    converted = autograph.to_graph(chained)
+    holders = [Holder(Counter()), Holder(Doubler()), Holder(Counter())]
+    assert converted(holders, [1, 2, 3]) == chained(holders, [1, 2, 3]) == [2, 4, 4]
+    remembered = {site[0]: site[1] for site in calls._sites[converted.__autograph_as_written__()]}
+    assert remembered[Counter.step] is autograph.to_graph(Counter.step).__autograph_as_written__()
