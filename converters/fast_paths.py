@@ -264,11 +264,7 @@ class _Inliner:
 
     def _descend(self, stmt):
         if isinstance(stmt, _LATER) and self.fast.hooks is not _HOOKS:
-            self.fast.hooks = _HOOKS
-            try:
-                return self._descend(stmt)
-            finally:
-                self.fast.hooks = _WRITTEN_HOOKS
+            return self.fast.later(self._descend, stmt)
         fields = [f for f in ("body", "orelse", "finalbody") if isinstance(getattr(stmt, f, None), list)]
         handlers = getattr(stmt, "handlers", None)
         cases = getattr(stmt, "cases", None)
@@ -668,6 +664,16 @@ class _FastExpressions:
     def __call__(self, node):
         return self.visit(node)
 
+    def later(self, visit, node):
+        """`visit(node)` with the hooks of converted code: `node` (a nested
+        function, a lambda, a generator expression) may run later, inside a
+        trace, though the statements around it run as written."""
+        self.hooks = _HOOKS
+        try:
+            return visit(node)
+        finally:
+            self.hooks = _WRITTEN_HOOKS
+
     def runtime_value(self, attribute):
         """A name that the closure binds to `ag__.<attribute>`: code that runs
         on every iteration reads a free variable faster than an attribute of
@@ -699,11 +705,7 @@ class _FastExpressions:
             new.ifs, new.iter = ifs, iterable
             return new
         if isinstance(node, _LATER) and self.hooks is not _HOOKS:
-            self.hooks = _HOOKS
-            try:
-                return self.visit(node)
-            finally:
-                self.hooks = _WRITTEN_HOOKS
+            return self.later(self.visit, node)
         fields = node._fields
         if not fields:  # a context or an operator
             return node
