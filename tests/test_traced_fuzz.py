@@ -88,11 +88,11 @@ TORCH_BUDGET = 10.0
 #: Programs of the default torch campaign (`python -m tools.traced_fuzz
 #: --torch --seed 100000 --count 16`) that compile with fullgraph=True and
 #: export, with results equal to eager torch's: each seed is a test.
-TORCH_AGREE = (100002, 100004, 100005, 100007, 100009, 100012, 100014)
+TORCH_AGREE = (100001, 100002, 100004, 100005, 100007, 100009, 100012, 100014)
 #: The others, which torch refuses today (dynamo's "aliasing during higher
 #: order op tracing" and "Observed exception" refusals; docs/pytorch.md),
 #: must be refused loudly, with no silent difference in either mode.
-TORCH_REFUSED = (100000, 100001, 100003, 100006, 100008, 100010, 100011, 100013, 100015)
+TORCH_REFUSED = (100000, 100003, 100006, 100008, 100010, 100011, 100013, 100015)
 
 
 def _check_with_torch(seed):

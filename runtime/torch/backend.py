@@ -210,10 +210,15 @@ class TorchBackend(staging.StagingBackend):
         return isinstance(x, self.tensor_type()) and (
             self.compiling() or compat.is_fake(x) and getattr(x, "constant", None) is None)
 
-    def torch_cond(self, pred, true_fn, false_fn):
-        # torch.cond read from this module: torch's own module stays the only
-        # place where dynamo finds torch (a second one is a check on every call).
-        return _torch_cond(pred, true_fn, false_fn, ())
+    def torch_cond(self, pred, true_fn, false_fn, grad=True):
+        """torch.cond, with autograd off where `grad` is False
+        (`DynamoStaging._keeps_grad`). torch.cond read from this module:
+        torch's own module stays the only place where dynamo finds torch (a
+        second one is a check on every call)."""
+        if grad:
+            return _torch_cond(pred, true_fn, false_fn, ())
+        with torch.no_grad():
+            return _torch_cond(pred, true_fn, false_fn, ())
 
     def torch_while_loop(self, cond_fn, body_fn, init):
         return _torch_while_loop(cond_fn, body_fn, init)

@@ -120,11 +120,18 @@ class DynamoStaging:
     def resuming(self):
         return dynamo_trace.resuming()
 
+    def may_turn_grad_off(self):
+        """True if autograd is on where dynamo traces (it sets the mode that
+        the traced code enters), under torch.compile: strict torch.export
+        then fails on a cond nested in another one in a region with autograd
+        off (torch 2.13; docs/pytorch.md, Limitations)."""
+        return compat.torch.is_grad_enabled() and not compat.current_translator().export
+
     traced_location._dynamo_marked_constant = True
     probes._dynamo_marked_constant = True
     objects_made_here._dynamo_marked_constant = True
     last_derived._dynamo_marked_constant = changed._dynamo_marked_constant = True
-    dynamo_in_body._dynamo_marked_constant = True
+    dynamo_in_body._dynamo_marked_constant = may_turn_grad_off._dynamo_marked_constant = True
 
     def mark_derived(self, value):
         """Marks tensor `value` as standing for a Python number, as `number`
@@ -300,6 +307,21 @@ class DynamoStaging:
                 "that statement (docs/pytorch.md), which would give a wrong result. Create the object outside "
                 "the compiled function and pass it in, or keep the values in variables or a dict")
 
+    def _keeps_grad(self, values):
+        """False if a cond, whose branches gave `values` in the probe, is
+        traced with autograd off: under torch.compile where autograd is on and
+        no tensor among `values` requires a gradient, which gives the same
+        tensors. Dynamo then lets the branches read a tensor and a view of it
+        (`x` and a row `v` of `for v in x`), which it refuses with autograd on
+        ("Encountered aliasing during higher order op tracing")."""
+        if not self.may_turn_grad_off():
+            return True
+        tensor = self.tensor_type()
+        for v in values:
+            if isinstance(v, tensor) and v.requires_grad:
+                return True
+        return False
+
     def dynamo_cond(self, pred, branches):
         """`torch.cond`, after a probe of both branches settles their plan."""
         memo = branches.memo
@@ -319,6 +341,8 @@ class DynamoStaging:
             branches.settle()
             memo["written"], memo["extras"] = self.written_back(branches, changes, results, values)
             memo["probed"] = [values[0][i] for i in memo["extras"]]
+            memo["grad"] = self._keeps_grad([*branches.flats[0].leaves, *branches.flats[1].leaves,
+                                             *memo["probed"], *values[1]])
             memo["views"] = self.views_given(branches, given[0][0] | given[1][0], {**given[0][2], **given[1][2]},
                                              memo["written"])
         written, extras = memo["written"], memo["extras"]
@@ -355,7 +379,7 @@ class DynamoStaging:
         if not carried and not extras:
             return ()  # the branches give nothing that depends on the condition
         single = len(carried) == 1 and not extras
-        outs = self.torch_cond(self.boolean(pred), branch(0), branch(1))
+        outs = self.torch_cond(self.boolean(pred), branch(0), branch(1), memo["grad"])
         outs = self.write_back(branches.operands, written, (outs,) if single else outs)
         return self.mark_views(outs[:len(carried)] if extras else outs, memo["views"])
 

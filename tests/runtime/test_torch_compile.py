@@ -545,6 +545,43 @@ def test_bodies_copy_only_what_aliases():
     assert copies_in_bodies(passes_through, x, x) == 1  # the true branch gives `x` back
 
 
+def adds_the_rows_over_the_mean(x):
+    total = x.sum() * 0
+    for v in x:  # `v` is a view of `x`, and the branches read both
+        if v > x.mean():
+            total = total + v
+    return total
+
+
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+def test_branches_that_read_a_tensor_and_its_view(backend):
+    # With autograd on, dynamo refuses a cond whose branches read a tensor
+    # and a view of it ("Encountered aliasing during higher order op
+    # tracing"); where no output of the branches needs a gradient, the cond
+    # is traced with autograd off, where it allows that.
+    assert check(adds_the_rows_over_the_mean, (t(1.0, 5.0, 3.0),), (t(-2.0, 0.5, 4.0),), backend=backend) == (1, 0)
+
+
+def test_a_cond_whose_outputs_need_a_gradient_keeps_autograd_on():
+    def scales_if_positive(x, w):
+        if x.sum() > 0:
+            y = x * w
+        else:
+            y = x - w
+        return y.sum()
+
+    w = torch.tensor([2.0, 3.0], requires_grad=True)
+    function = compiled(autograph.to_graph(scales_if_positive))
+    for x in (t(1.0, 2.0), t(-1.0, -2.0)):
+        got = function(x, w)
+        (got_grad,) = torch.autograd.grad(got, w)
+        expected = scales_if_positive(x, w)
+        (expected_grad,) = torch.autograd.grad(expected, w)
+        assert got.requires_grad
+        assert_same(expected.detach(), got.detach())
+        assert_same(expected_grad, got_grad)
+
+
 # the first conversion and dispatch happen while dynamo traces ------------------------
 
 _FIRST_UNDER_DYNAMO = """
@@ -713,8 +750,10 @@ def _benchmark_programs():
 # itself, `if_stmt` and the tracer's test. 49, 50, 38, 48 before a loop's
 # test read `ag__.LOOP_TEST_TYPES` (its list and, under torch, its empty
 # tuple: one or two guards), which saves a dispatch call per iteration of a
-# loop on Python values.
-_EXTRA_GUARDS = {"collatz": 51, "newton": 52, "piecewise": 39, "power iteration": 50}
+# loop on Python values. 51, 52, 39, 50 before a cond whose outputs need no
+# gradient was traced with autograd off (`torch.no_grad` and the grad mode:
+# two or three guards where the function has such a cond).
+_EXTRA_GUARDS = {"collatz": 54, "newton": 52, "piecewise": 42, "power iteration": 50}
 
 
 @pytest.mark.parametrize("name", list(_EXTRA_GUARDS))
