@@ -225,6 +225,16 @@ class Backend:
         `if` or loop), as this backend tells it apart (see `augmented`)."""
         return value
 
+    def number_or_array(self, value: Any, name: str, what: str, loc: str) -> Any:
+        """`value`, one of this backend's arrays that a staged statement (`what`,
+        at `loc`) gives as the variable `name` (its name as messages show it),
+        which is a Python number on one way through it and an array on the
+        other (`k = 0`, then `k = t * 2` in a branch). Python changes such an
+        array in place on one way (`k += 1`), where every name that holds it
+        sees the change, and makes a new number on the other: a backend whose
+        arrays change in place refuses that change (see `augmented`)."""
+        return value
+
     def function_arguments(self, f: Callable[..., Any]) -> Sequence[tuple[int, str | None]] | None:
         """For `f`, a library function that takes the user's functions to
         call or trace (`jax.grad`, `lax.cond`), ((position, keyword), ...)

@@ -37,6 +37,11 @@ class StagingBackend(Backend):
     #: what to do (`{name}` is the variable), for
     #: `set_loop_options(shape_invariants=...)`; None where it can.
     static_shapes = None
+    #: True where `+=` changes the backend's arrays in place (torch): a
+    #: variable that a staged statement makes a Python number on one way
+    #: through it and an array on the other then goes through
+    #: `number_or_array`, also in a loop's body (which is traced again for it).
+    arrays_change_in_place = False
 
     def narrowed_float(self, t):
         """Where a Python float that a staged loop carries as type `t` (weak)

@@ -49,6 +49,7 @@ class Branches:
         self.flats = [None, None]  # per branch, its outputs as a `Flat`
         self.plan = None           # per leaf, ("static", value) or ("carried", type)
         self.returned = {}         # leaf -> the only branch (0, 1) in which a lowered `return` ran
+        self.mixed = ()            # carried leaves that are a Python number in one branch only
         self.memo = {}             # what the backend keeps across attempts
 
     @property
@@ -130,7 +131,7 @@ class Branches:
                 raise errors.branch_structure(
                     self.names[i], t_flat.rebuild(t_flat.leaves)[i], f_flat.rebuild(f_flat.leaves)[i],
                     self.what, loc)
-        plan, returned_in = [], {}
+        plan, returned_in, mixed = [], {}, []
         for j in range(len(t_flat.leaves)):  # as many as f_flat's: the treedefs are equal
             a, b = t_flat.leaves[j], f_flat.leaves[j]
             name = self.names[t_flat.owner[j]]
@@ -154,12 +155,15 @@ class Branches:
                 continue
             if not values:
                 raise errors.branch_python(name, backend.describe(a), backend.describe(b), self.what, loc)
-            merged = backend.merge(backend.typeof(a), backend.typeof(b))
+            a_type, b_type = backend.typeof(a), backend.typeof(b)
+            merged = backend.merge(a_type, b_type)
             if merged is None:
                 raise errors.branch_type(name, backend.describe(a), backend.describe(b), self.what, loc)
+            if a_type[2] != b_type[2] and backend.arrays_change_in_place:
+                mixed.append(j)
             plan.append(("carried", merged))
         changed = self.plan is None or [self._key(p) for p in plan] != [self._key(p) for p in self.plan]
-        self.plan, self.returned = plan, returned_in
+        self.plan, self.returned, self.mixed = plan, returned_in, mixed
         return changed
 
     def outputs(self, k):
@@ -226,11 +230,13 @@ class Branches:
     def result(self, outs):
         """The statement's outputs, as a body returns them (`values.pack`):
         `outs` gives the carried leaves, in order."""
-        leaves, i = [], 0
-        for kind, v in self.plan:
+        leaves, i, backend = [], 0, self.backend
+        for j, (kind, v) in enumerate(self.plan):
             if kind == "carried":  # v is its type: weak for a Python number
                 out, i = outs[i], i + 1
-                leaves.append(self.backend.number(out) if v[2] else out)
+                if j in self.mixed:
+                    out = backend.number_or_array(out, f"`{self.names[self.flats[0].owner[j]]}`", self.what, self.loc)
+                leaves.append(backend.number(out) if v[2] else out)
             else:
                 leaves.append(v)
         values = self.flats[0].rebuild(leaves)

@@ -48,6 +48,7 @@ class Loop:
         self.types = {j: backend.typeof(leaf) for j, leaf in enumerate(self.leaves)
                       if backend.is_value(leaf)}   # carried leaf -> type
         self.stand_ins = set()  # carried leaves that stand for a `return` not run yet
+        self.mixed = set()      # carried leaves that enter as Python numbers and become arrays
         self.memo = {}          # what the backend keeps across attempts
         self.entered = {}       # carried leaf -> (type, leaf, value) of `init`
 
@@ -60,7 +61,7 @@ class Loop:
                 carry = stage()
             except Retry:
                 continue
-            return self.unflatten(carry)
+            return self.unflatten(carry, after=True)
         raise errors.loop_does_not_settle(self.what, self.loc)
 
     def declare_shapes(self, invariants, static_shapes):
@@ -96,13 +97,20 @@ class Loop:
         """(type, variable name) of each carried leaf, in carry order."""
         return [(self.types[j], self.names[self.flat.owner[j]]) for j in sorted(self.types)]
 
-    def unflatten(self, carry, numbers=True):
+    def unflatten(self, carry, numbers=True, after=False):
         """The state tuple with the carried leaves taken from `carry`; those
         that entered as Python numbers stand for numbers (`backend.number`)
-        unless `numbers` is False (a loop test, which assigns nothing)."""
-        values = list(self.leaves)
+        unless `numbers` is False (a loop test, which assigns nothing), or
+        for numbers or arrays (`backend.number_or_array`) where the body
+        makes arrays of them. `after`: the state after the loop, else the
+        state with which an iteration starts."""
+        values, backend = list(self.leaves), self.backend
         for j, v in zip(sorted(self.types), carry, strict=True):
-            values[j] = self.backend.number(v) if numbers and self.types[j][2] else v
+            if numbers and j in self.mixed:
+                what = self.what if after else f"an iteration of {self.what}"
+                values[j] = backend.number_or_array(v, self.leaf_name(j), what, self.loc)
+            else:
+                values[j] = backend.number(v) if numbers and self.types[j][2] else v
         return self.flat.rebuild(values)
 
     def leaf_name(self, j):
@@ -194,7 +202,11 @@ class Loop:
             if not backend.is_value(after):
                 raise errors.loop_type_change(name, backend.describe_type(t), backend.describe(after),
                                               None, what, loc)
-            merged = backend.merge(t, backend.typeof(after))
+            after_type = backend.typeof(after)
+            merged = backend.merge(t, after_type)
+            if t[2] and not after_type[2] and j not in self.mixed and backend.arrays_change_in_place:
+                self.mixed.add(j)  # traced again: the body's value is then marked so
+                again = True
             if merged is None or merged[:2] != t[:2] and not _may_widen(t, merged):
                 raise errors.loop_type_change(name, backend.describe_type(t), backend.describe(after),
                                               backend.cast_hint, what, loc,

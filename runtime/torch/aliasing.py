@@ -59,9 +59,9 @@ class Aliasing:
 
     def mark_views(self, outs, views):
         """Marks the outputs `outs[c]`, for each (c, (name, what, loc,
-        passed)) in `views[0]`, of a staged statement that gives on some
-        way through it a view of another tensor there (`a = b if c else
-        x[4]`), or (`passed`) a tensor that other names may hold (the
+        kind)) in `views[0]`, of a staged statement that gives on some
+        way through it a view of another tensor there (kind "view": `a = b
+        if c else x[4]`), or ("passed") a tensor that other names may hold (the
         caller's `x`, where a branch leaves it): torch's operators give new
         tensors, so a later change in place (`a *= 2`) would not reach that
         tensor, and `refuse_view_output` refuses it. An attribute, as
@@ -74,12 +74,26 @@ class Aliasing:
             if [o for o, _ in origins if o is t]:  # a probe gives that tensor itself: marked as it is
                 self.mark_origins([(t, where)])
                 continue
-            if self.compiling():
-                self.markable(t)
-                t._autograph_view = (self.graph_token(), where)
-            else:
-                t._autograph_view = (True, where)
+            self._mark_output(t, where)
         return outs
+
+    def number_or_array(self, t, name, what, loc):
+        """Marks tensor `t` (see `Backend.number_or_array`) for
+        `refuse_view_output`, which refuses a change in place of it, unless
+        `mark_views` marked it already."""
+        if isinstance(t, self.tensor_type()) and getattr(t, "_autograph_view", None) is None:
+            self._mark_output(t, (name, what, loc, "number"))
+        return t
+
+    def _mark_output(self, t, where):
+        """Marks `t` for `refuse_view_output`: `where` is (name, what, loc,
+        kind), kind "view", "passed" (see `mark_views`) or "number"
+        (`number_or_array`)."""
+        if self.compiling():
+            self.markable(t)
+            t._autograph_view = (self.graph_token(), where)
+        else:
+            t._autograph_view = (True, where)
 
     def mark_origins(self, origins):
         """Marks each tensor `t`, for each (t, (name, what, loc)) in
@@ -93,7 +107,7 @@ class Aliasing:
         probes give each body copies; otherwise an attribute, which
         holds while the body that made it is traced (export.py, `_body`). An
         output's mark (`mark_views`) goes here too, as (name, what, loc,
-        passed), where a probe gives the tensor that passes through."""
+        kind), where a probe gives the tensor that passes through."""
         for t, where in origins:
             if self.compiling():
                 self.mark_origin(t, where)
@@ -109,9 +123,9 @@ class Aliasing:
             return
         mark = getattr(target, "_autograph_view", None)
         if mark is not None:
-            token, (name, what, loc, passed) = mark
+            token, (name, what, loc, kind) = mark
             if (token == self.graph_token() or self.resuming()) if self.compiling() else compat.is_fake(target):
-                raise torch_errors.view_output_changed(name, what, loc, self.location(), passed)
+                raise torch_errors.view_output_changed(name, what, loc, self.location(), kind)
         if self.compiling():
             origin = self.origin_of(target)
         elif compat.is_fake(target):
@@ -122,9 +136,11 @@ class Aliasing:
                     origin = where
         else:
             return
-        if origin is not None:  # (an output's mark, where it is the tensor that passes through)
-            raise (torch_errors.view_output_changed if len(origin) == 4 else torch_errors.origin_changed)(
-                *origin, self.location())
+        if origin is not None and len(origin) == 4:  # (an output's mark, where it is the tensor that passes through)
+            name, what, loc, kind = origin
+            raise torch_errors.view_output_changed(name, what, loc, self.location(), kind)
+        if origin is not None:
+            raise torch_errors.origin_changed(*origin, self.location())
 
     def refuse_views_changed(self, statement, values, changed, name):
         """Refuses a body that changes in place (`a += 1`) one of `values`
@@ -172,7 +188,7 @@ class Aliasing:
                 raise torch_errors.changed_in_place_and_assigned(loop.leaf_name(positions[i]), loop.what, loop.loc)
 
     def views_given(self, branches, views, passed, written):
-        """For `mark_views`: ((carried output, (name, what, loc, passed)),
+        """For `mark_views`: ((carried output, (name, what, loc, kind)),
         (tensor, (name, what, loc))) for each output of `branches` that a
         branch gives as a view of another tensor (`x[4]`, or an operand that
         is one: `views` are their leaf positions), or else as a tensor that
@@ -186,7 +202,7 @@ class Aliasing:
         for c, j in enumerate(branches.carried_leaves()):
             if (j in views or j in passed) and c not in same:
                 name = self.output_name(branches.names[branches.flats[0].owner[j]])
-                marks.append((c, (name, branches.what, branches.loc, j not in views)))
+                marks.append((c, (name, branches.what, branches.loc, "view" if j in views else "passed")))
                 if j in passed and j not in views:
                     origins.append((passed[j], (name, branches.what, branches.loc)))
         return marks, origins
@@ -210,9 +226,9 @@ class Aliasing:
         marks, origins = [], []
         for i, j in enumerate(positions):
             if j in given or i in entering:
-                marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, False)))
+                marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, "view")))
             elif (j in passed or i in held) and i not in changed:
-                marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, True)))
+                marks.append((i, (loop.leaf_name(j), loop.what, loop.loc, "passed")))
                 origins += [(t, (loop.leaf_name(j), loop.what, loop.loc))
                             for t in (passed.get(j), held.get(i)) if t is not None]
         return marks, origins

@@ -125,6 +125,7 @@ class TorchBackend(staging.StagingBackend):
     name = "torch"
     traced = "traced by torch"
     array, cast_hint = "tensor", ".to()"
+    arrays_change_in_place = True
     static_shapes = ("torch's while_loop carries '{name}' with one shape in every iteration; make "
                      "'{name}' its largest size before the loop and write into it ({name}[i] = ...)")
 

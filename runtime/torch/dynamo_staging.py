@@ -288,6 +288,11 @@ class DynamoStaging:
                         passed[j] = args[i]
                 if j in kept and not (self.marked(v) or not v.dim() and self.derived(v)):
                     passed[j] = v
+                elif j not in kept and not v.dim():
+                    # Marked now if it stands for a number: the walk back through the
+                    # arithmetic that made it (`numbers.derived`) needs the probe's
+                    # nodes, which are erased when the outermost probe ends.
+                    self.is_number(v)
             return copies, result, changed, (views, based, passed, held)
         finally:
             self.probes(-1)

@@ -32,9 +32,16 @@ def _output(name, what, loc):
     return f"the value of {what} ({loc})" if name is None else f"{name} after {what} ({loc})"
 
 
-def view_output_changed(name, what, loc, here, passed):
+def view_output_changed(name, what, loc, here, kind):
     n = name[1:-1] if name else "a"
-    if passed:
+    if kind == "number":
+        return TracingError(
+            f"a tensor is changed in place ({here}) that is {_output(name, what, loc)}, which is a Python "
+            "number on one way through that statement and a tensor on the other: Python changes the tensor in "
+            "place on the one way (every name that holds it sees the change) and makes a new number on the "
+            "other (no other name sees it), and the graph has one tensor for both ways. Make a new value there "
+            f"instead (`{n} = {n} + 1` for `{n} += 1`)")
+    if kind == "passed":
         return TracingError(
             f"a tensor is changed in place ({here}) that is {_output(name, what, loc)}, which on some way "
             "through that statement is a tensor that other names may hold (the caller's tensor, a parameter, "

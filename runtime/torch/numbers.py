@@ -79,7 +79,10 @@ def derived(node, lifted=None):
         if node.op not in ("call_function", "call_method") or not arithmetic(node.target) \
                 or not isinstance(value, tensor) or value.dim():
             return False
-        pending.extend(n for n in node.all_input_nodes if isinstance(_value(n), tensor))
+        operands = [n for n in node.all_input_nodes if isinstance(_value(n), tensor)]
+        if not operands:  # (Python's arithmetic makes a tensor from a tensor; a probe's nodes may be erased)
+            return False
+        pending.extend(operands)
     return True
 
 

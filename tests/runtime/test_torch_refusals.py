@@ -56,6 +56,36 @@ def view_changed_in_a_branch(x, c):
     return a, x
 
 
+def number_or_tensor_after_an_if(x, t):
+    # Python's `k += 1` changes the tensor in place where the branch ran
+    # (`old` sees it) and makes a new int where it did not (`old` is 0).
+    k = 0
+    if x.sum() > 0:
+        k = t * 2
+    old = k
+    k += 1
+    return old, k
+
+
+def number_or_tensor_after_a_loop(x, t):
+    k = 0
+    while x.sum() > 0:
+        k = t * 2
+        x = x - 1
+    old = k
+    k += 1
+    return old, k
+
+
+def number_or_tensor_in_a_loop_body(x, t):
+    k = 0
+    while x.sum() > 0:
+        k += 1  # an int in the first iteration, a tensor in the others
+        k = k * t
+        x = x - 1
+    return k
+
+
 # (function, arguments, the error's class, what its first line says, the line of `f` it names)
 REFUSED = [
     (defined_in_one_branch, (torch.ones(2),), UndefinedOutputError,
@@ -68,6 +98,12 @@ REFUSED = [
      5),
     (view_changed_in_a_branch, (torch.ones(2), torch.ones(1)), TracingError,
      "`a` is a view of another tensor", 2),
+    (number_or_tensor_after_an_if, (torch.ones(2), torch.ones(2)), TracingError,
+     "which is a Python number on one way through that statement and a tensor on the other", 7),
+    (number_or_tensor_after_a_loop, (torch.ones(2), torch.ones(2)), TracingError,
+     "which is a Python number on one way through that statement and a tensor on the other", 6),
+    (number_or_tensor_in_a_loop_body, (torch.ones(2), torch.ones(2)), TracingError,
+     "which is a Python number on one way through that statement and a tensor on the other", 3),
 ]
 IDS = [case[0].__name__ for case in REFUSED]
 
