@@ -210,6 +210,12 @@ class Branches:
         goes, with no select of the other's zeros."""
         return [self.returned.get(j) for j in self.carried_leaves()]
 
+    def leaf_name(self, j):
+        """The variable of leaf `j` as messages name it (None for a conditional
+        expression's value)."""
+        name = self.names[self.flats[0].owner[j]]
+        return None if name == "<expression>" else f"`{name}`"
+
     def carried_leaves(self):
         """The positions of the carried leaves, in the order of the outputs."""
         plan = self.plan
@@ -235,7 +241,7 @@ class Branches:
             if kind == "carried":  # v is its type: weak for a Python number
                 out, i = outs[i], i + 1
                 if j in self.mixed:
-                    out = backend.number_or_array(out, f"`{self.names[self.flats[0].owner[j]]}`", self.what, self.loc)
+                    out = backend.number_or_array(out, self.leaf_name(j), self.what, self.loc)
                 leaves.append(backend.number(out) if v[2] else out)
             else:
                 leaves.append(v)

@@ -201,16 +201,11 @@ class Aliasing:
         marks, origins = [], []
         for c, j in enumerate(branches.carried_leaves()):
             if (j in views or j in passed) and c not in same:
-                name = self.output_name(branches.names[branches.flats[0].owner[j]])
+                name = branches.leaf_name(j)
                 marks.append((c, (name, branches.what, branches.loc, "view" if j in views else "passed")))
                 if j in passed and j not in views:
                     origins.append((passed[j], (name, branches.what, branches.loc)))
         return marks, origins
-
-    def output_name(self, name):
-        """A statement's output `name` as messages name it (None for a
-        conditional expression's value)."""
-        return None if name == "<expression>" else f"`{name}`"
 
     def loop_views(self, loop, positions, views, changed):
         """`views_given` for a loop: `views` are the positions of the views

@@ -67,6 +67,12 @@ def number_or_tensor_after_an_if(x, t):
     return old, k
 
 
+def number_or_tensor_of_a_conditional_expression(x, t):
+    k = t * 2 if x.sum() > 0 else 0
+    k += 1
+    return k
+
+
 def number_or_tensor_after_a_loop(x, t):
     k = 0
     while x.sum() > 0:
@@ -100,6 +106,8 @@ REFUSED = [
      "`a` is a view of another tensor", 2),
     (number_or_tensor_after_an_if, (torch.ones(2), torch.ones(2)), TracingError,
      "which is a Python number on one way through that statement and a tensor on the other", 7),
+    (number_or_tensor_of_a_conditional_expression, (torch.ones(2), torch.ones(2)), TracingError,
+     "that is the value of a conditional expression whose condition is traced by torch", 2),
     (number_or_tensor_after_a_loop, (torch.ones(2), torch.ones(2)), TracingError,
      "which is a Python number on one way through that statement and a tensor on the other", 6),
     (number_or_tensor_in_a_loop_body, (torch.ones(2), torch.ones(2)), TracingError,
